@@ -1,0 +1,59 @@
+# jbd2-flush: every entry point. See README.md.
+#
+#   make            the main job: patched kernel, KUnit, barrier scenarios
+#   make check      the test command (ends with "N passed, N failed")
+SHELL := /bin/bash
+TOP := $(CURDIR)
+S := scripts
+
+.PHONY: all run check deps tree export kernel kunit guest-barriers lint \
+	scenario clean distclean help
+
+all: run
+
+help:
+	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> clean distclean"
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh setup
+
+# Write the kernel tree's commits back to linux-patches/ (the source of truth).
+export:
+	@$(S)/tree.sh export
+
+kernel: tree
+	@kunit-tests/run.sh build
+
+kunit: tree
+	@kunit-tests/run.sh run
+
+guest-barriers: kernel
+	@qemu/scenario.sh barrier-defaults
+
+scenario: kernel
+	@[ -n "$(S_NAME)" ] || { echo "usage: make scenario S_NAME=<name>"; exit 2; }
+	@qemu/scenario.sh $(S_NAME)
+
+lint: tree
+	@$(S)/lint.sh checkpatch
+	@$(S)/lint.sh bisect
+	@$(S)/lint.sh selftest
+
+run: tree
+	@kunit-tests/run.sh run
+	@qemu/scenario.sh barrier-defaults
+
+check: tree
+	@$(S)/check.sh
+
+# Build products only; the kernel tree (and any unexported commits) stays.
+clean:
+	rm -rf build/kunit build/bisect build/lint build/check build/results build/disks build/initramfs
+
+distclean:
+	@git -C build/linux worktree prune 2>/dev/null || true
+	rm -rf build

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The project's test command (make check): every step prints "PASS name" or
+# "FAIL name" lines; this script runs them in order, keeps their logs, and
+# ends with "N passed, N failed". A step that dies without reporting counts
+# as one failure.
+set -uo pipefail
+. "$(dirname "$0")/common.sh"
+
+CHECK_OUT=$BUILD/check
+mkdir -p "$CHECK_OUT"
+: > "$CHECK_OUT/results"
+
+# step NAME COMMAND...: run a step, log it, collect its PASS/FAIL lines.
+step() {
+	local name=$1 log=$CHECK_OUT/$1.log rc start
+	shift
+	start=$(date +%s)
+	log "$name"
+	"$@" > "$log" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL) ' "$log" >> "$CHECK_OUT/results"
+	grep -E '^FAIL ' "$log" >&2
+	if [ $rc -ne 0 ] && ! grep -qE '^FAIL ' "$log"; then
+		echo "FAIL $name (exit $rc)" >> "$CHECK_OUT/results"
+		echo "FAIL $name (exit $rc); last lines of $log:" >&2
+		tail -n 30 "$log" >&2
+	fi
+	log "$name: $(grep -c '^PASS ' "$log") passed, $(grep -c '^FAIL ' "$log") failed, $(( $(date +%s) - start ))s"
+}
+
+step lint-checkpatch "$TOP/scripts/lint.sh" checkpatch
+step lint-bisect "$TOP/scripts/lint.sh" bisect
+step lint-selftest "$TOP/scripts/lint.sh" selftest
+step kunit "$TOP/kunit-tests/run.sh" run
+step guest-barriers "$TOP/qemu/scenario.sh" barrier-defaults
+step guest-runner-selftest "$TOP/qemu/selftest.sh"
+
+passed=$(grep -c '^PASS ' "$CHECK_OUT/results")
+failed=$(grep -c '^FAIL ' "$CHECK_OUT/results")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,41 @@
+# Shared helpers for the project's host-side scripts. Source it; do not run it.
+# shellcheck shell=bash
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+TREE=${TREE:-$BUILD/linux}
+BASE_TAG=${BASE_TAG:-base}
+JOBS=${JOBS:-2}
+# The ccache directory lives outside the clone so that a fresh clone on the
+# same machine (CI) still builds warm.
+export CCACHE_DIR=${CCACHE_DIR:-/var/cache/jbd2-flush/ccache}
+# Paths below the clone are hashed relative to it, and the working directory
+# is not hashed: a clone in another folder hits the same cache entries.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$TOP}
+export CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+export CCACHE_COMPILERCHECK=content
+PROJECT_IDENT_NAME="jbd2-flush project"
+PROJECT_IDENT_EMAIL="jbd2-flush@example.org"
+
+log()  { printf '==> %s\n' "$*" >&2; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die()  { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# The source version recorded when the tree was made, e.g. 6.12.118.
+tree_version() { cat "$TREE/.jbd2-flush/source-version" 2>/dev/null; }
+
+# Patches in series order, one path per line.
+series_patches() {
+	local p
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		[ -f "$TOP/linux-patches/$p" ] || die "linux-patches/series names $p, which does not exist"
+		printf '%s\n' "$TOP/linux-patches/$p"
+	done < "$TOP/linux-patches/series"
+}
+
+# make in the kernel tree, through ccache.
+kmake() {
+	make -C "$TREE" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
