@@ -28,6 +28,7 @@ step() {
 	log "$name: $(grep -c '^PASS ' "$log") passed, $(grep -c '^FAIL ' "$log") failed, $(( $(date +%s) - start ))s"
 }
 
+log "kernel source $("$TOP/scripts/tree.sh" version), series of $(grep -c . "$TOP/linux-patches/series") patches"
 step lint-checkpatch "$TOP/scripts/lint.sh" checkpatch
 step lint-bisect "$TOP/scripts/lint.sh" bisect
 step lint-selftest "$TOP/scripts/lint.sh" selftest

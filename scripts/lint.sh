@@ -75,7 +75,7 @@ bisect_config() {
 	    > "$BISECT_OBJ/.config"
 	printf 'CONFIG_SERIAL_8250=y\nCONFIG_SERIAL_8250_CONSOLE=y\n' >> "$BISECT_OBJ/.config"
 	make -C "$BISECT_SRC" -s O="$BISECT_OBJ" ARCH=x86_64 CC="ccache gcc" \
-		HOSTCC="ccache gcc" olddefconfig >/dev/null
+		HOSTCC="ccache gcc" olddefconfig >/dev/null 2>&1
 }
 
 # Build fs/jbd2 and fs/ext4 at commit $1 with W=1; keep the warnings,
@@ -83,14 +83,15 @@ bisect_config() {
 # compiled (ccache replays the warnings of unchanged files).
 build_at() {
 	local commit=$1 warnings=$2 log=$LINT_OUT/build-$1.log
-	git -C "$BISECT_SRC" checkout -q --detach "$commit"
+	# The worktree is ours alone: drop whatever an interrupted run left.
+	git -C "$BISECT_SRC" checkout -q --force --detach "$commit"
 	rm -rf "$BISECT_OBJ/fs/jbd2" "$BISECT_OBJ/fs/ext4"
 	if ! make -C "$BISECT_SRC" -j"$JOBS" O="$BISECT_OBJ" ARCH=x86_64 W=1 \
 		CC="ccache gcc" HOSTCC="ccache gcc" fs/jbd2/ fs/ext4/ > "$log" 2>&1; then
 		grep -E 'error|Error' "$log" | head -20 >&2
 		return 1
 	fi
-	grep -E ': warning: ' "$log" |
+	{ grep -E ': warning: ' "$log" || true; } |
 		sed -E "s#^.*/((fs|include)/[^:]+):[0-9]+:[0-9]+: #\1: #" |
 		sort -u > "$warnings"
 }
@@ -117,7 +118,7 @@ run_bisect() {
 			pass "W=1 no new warnings: $subject"
 		fi
 	done
-	git -C "$BISECT_SRC" checkout -q --detach "$base"
+	git -C "$BISECT_SRC" checkout -q --force --detach "$base"
 }
 
 # The gate must be able to fail: a patch with style errors must be flagged
@@ -133,7 +134,7 @@ run_selftest() {
 	bisect_worktree
 	[ -f "$BISECT_OBJ/.config" ] || bisect_config
 	head=$(git -C "$TREE" rev-parse HEAD)
-	git -C "$BISECT_SRC" checkout -q --detach "$head"
+	git -C "$BISECT_SRC" checkout -q --force --detach "$head"
 	if git -C "$BISECT_SRC" apply "$FIXTURES/build-break.patch" &&
 	   ! build_at_worktree; then
 		pass "lint selftest: build step fails on build-break.patch"

@@ -121,6 +121,6 @@ export_series() {
 case "${1:-}" in
 setup) setup ;;
 export) export_series ;;
-version) cat "$STAMP_DIR/source-version" ;;
+version) echo "$(cat "$STAMP_DIR/source-version") (package $(cat "$STAMP_DIR/package-version"))" ;;
 *) die "usage: $0 setup|export|version" ;;
 esac

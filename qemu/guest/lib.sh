@@ -1,0 +1,82 @@
+# Helpers for guest scenarios (busybox sh). Source it first:
+#   . /jbd2t/lib.sh
+# A scenario writes what it measured with `result`, stops at the first
+# broken expectation with `fail` (or an assert_*), and exits 0 otherwise.
+# shellcheck shell=sh
+set -eu
+RESULTS=${RESULTS:-/results}
+TAB=$(printf '\t')
+# libdevmapper must not wait for udev: there is none in the guest.
+export DM_DISABLE_UDEV=1
+
+# result FIELD...: one tab-separated row, on the console and in results.tsv.
+result() {
+	_line=$(printf "%s$TAB" "$@")
+	_line=${_line%"$TAB"}
+	echo "@@JBD2T RESULT $_line"
+	echo "$_line" >> "$RESULTS/results.tsv"
+}
+# fail MESSAGE: the scenario fails here (rc 1).
+fail() {
+	echo "FAIL: $*" >&2
+	echo "$*" >> "$RESULTS/failures"
+	exit 1
+}
+info() { echo "jbd2t: $*"; }
+assert_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }   # WHAT WANT GOT
+assert_ge() { [ "$3" -ge "$2" ] || fail "$1: expected >= $2, got $3"; }  # WHAT MIN GOT
+
+# Per-device counters from /sys/block/DEV/stat (Documentation/block/stat.rst):
+# field 5 = write requests completed, field 16 = flush requests completed.
+_blk_stat() {
+	_v=$(awk -v f="$2" '{ print $f }' "/sys/block/$1/stat")
+	[ -n "$_v" ] || fail "/sys/block/$1/stat has no field $2"
+	echo "$_v"
+}
+flush_count() { _blk_stat "$1" 16; }
+write_count() { _blk_stat "$1" 5; }
+# write_cache DEV: "write back" or "write through". Flushes only reach a
+# device whose cache is volatile ("write back"); otherwise the block layer
+# drops them, and a flush count of 0 would prove nothing.
+write_cache() { cat "/sys/block/$1/queue/write_cache"; }
+# fua DEV: 1 if the device takes FUA writes; if 0, the block layer turns a
+# FUA write into write + flush (so a jbd2 commit block costs two flushes).
+fua() { cat "/sys/block/$1/queue/fua"; }
+# fs_features DEV: the "Filesystem features" line of the superblock.
+fs_features() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Filesystem features: *//p'; }
+
+# mount_opts MNT: the option string /proc/mounts shows for MNT (last mount).
+mount_opts() { awk -v m="$1" '$2 == m { o = $4 } END { print o }' /proc/mounts; }
+# mount_has_opt MNT OPT: true if OPT (exact, e.g. nobarrier) is among them.
+mount_has_opt() { mount_opts "$1" | tr , '\n' | grep -qx -- "$2"; }
+# mount_fstype MNT: the type /proc/mounts shows for MNT.
+mount_fstype() { awk -v m="$1" '$2 == m { t = $3 } END { print t }' /proc/mounts; }
+
+# mkfs_dev FSTYPE DEV: a fresh filesystem. Inode tables and journal are
+# zeroed now, not lazily after mount: the ext4lazyinit thread writes and
+# flushes in the background and would pollute I/O counts.
+mkfs_dev() {
+	"mkfs.$1" -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$2" ||
+		fail "mkfs.$1 $2 failed"
+}
+
+# fsync_file FILE: fsync(2) on FILE (busybox `sync FILE`; a bare `sync`
+# would sync every filesystem and the block devices, which flushes).
+fsync_file() { [ -n "${1:-}" ] && sync "$1"; }
+
+# checksum FILE
+checksum() { md5sum "$1" | cut -d' ' -f1; }
+
+# Kernel log since a mark: dmesg_mark NAME; ...; dmesg_since NAME
+dmesg_mark() { echo "jbd2t-mark: $1" > /dev/kmsg; }
+dmesg_since() { dmesg | sed -n "/jbd2t-mark: $1\$/,\$p" | sed 1d; }
+
+# arg KEY DEFAULT ARGS...: value of KEY=VALUE among the scenario's args.
+arg() {
+	_k=$1 _v=$2
+	shift 2
+	for _a in "$@"; do
+		case "$_a" in "$_k"=*) _v=${_a#*=} ;; esac
+	done
+	echo "$_v"
+}
