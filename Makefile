@@ -7,13 +7,13 @@ TOP := $(CURDIR)
 S := scripts
 
 .PHONY: all run check deps tree export kernel kunit guest-barriers lint \
-	scenario clean distclean help
+	scenario tools tools-test stock-kernel clean distclean help
 
 all: run
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
-	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> clean distclean"
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -25,8 +25,19 @@ tree: deps
 export:
 	@$(S)/tree.sh export
 
-kernel: tree
+kernel: tree tools
 	@kunit-tests/run.sh build
+
+# Host and static guest builds of tools/, and their unit tests.
+tools: deps
+	@$(MAKE) -s -C tools -j2 host guest
+
+tools-test: deps
+	@$(MAKE) -s -C tools -j2 test
+
+# The same kernel without the series, for side-by-side runs.
+stock-kernel: tree
+	@$(S)/stock-kernel.sh
 
 kunit: tree
 	@kunit-tests/run.sh run
@@ -43,7 +54,7 @@ lint: tree
 	@$(S)/lint.sh bisect
 	@$(S)/lint.sh selftest
 
-run: tree
+run: tree tools
 	@kunit-tests/run.sh run
 	@qemu/scenario.sh barrier-defaults
 

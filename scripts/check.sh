@@ -32,6 +32,7 @@ log "kernel source $("$TOP/scripts/tree.sh" version), series of $(grep -c . "$TO
 step lint-checkpatch "$TOP/scripts/lint.sh" checkpatch
 step lint-bisect "$TOP/scripts/lint.sh" bisect
 step lint-selftest "$TOP/scripts/lint.sh" selftest
+step tools make -C "$TOP/tools" -j"$JOBS" host guest test
 step kunit "$TOP/kunit-tests/run.sh" run
 step guest-barriers "$TOP/qemu/scenario.sh" barrier-defaults
 step guest-runner-selftest "$TOP/qemu/selftest.sh"

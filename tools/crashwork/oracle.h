@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The oracle: what each fsync/fdatasync return promised.
+ *
+ * A text file of promises, each group closed by the mark written to the
+ * dm-log-writes log right after the sync calls returned:
+ *
+ *   data <path> <fileid> <first> <count> <gen>
+ *       records first..first+count-1 of <path> hold file <fileid>'s
+ *       content at generation <gen>, or something newer written for
+ *       the same name
+ *   dir <path>       the directory exists
+ *   absent <path>    the name is gone (names are never reused)
+ *   mark <name>
+ *
+ * A crash at or after mark <name> in the log must keep every promise made
+ * before that mark line.
+ */
+#ifndef CRASHWORK_ORACLE_H
+#define CRASHWORK_ORACLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define CW_PATH_MAX	128
+
+enum cw_promise_kind { CW_PROMISE_DATA, CW_PROMISE_DIR, CW_PROMISE_ABSENT };
+
+struct cw_promise {
+	enum cw_promise_kind kind;
+	char path[CW_PATH_MAX];
+	uint64_t fileid;
+	uint64_t first;
+	uint64_t count;
+	uint64_t gen;
+	unsigned long seq;	/* order in the oracle */
+};
+
+struct cw_oracle {
+	struct cw_promise *promises;
+	size_t nr;
+	size_t alloc;
+};
+
+/*
+ * Load the promises made before mark @upto (all of them if @upto is NULL,
+ * none if it is ""). Returns 0, or -1 with a message on stderr if the file
+ * is unreadable, malformed, or has no such mark.
+ */
+int cw_oracle_load(struct cw_oracle *oracle, const char *file,
+		   const char *upto);
+void cw_oracle_free(struct cw_oracle *oracle);
+
+#endif

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for crashwork: records, the oracle, the workloads run in a
+ * scratch directory, and the checker on damage of every kind it must see.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tinytest.h"
+#include "../check.h"
+#include "../oracle.h"
+#include "../record.h"
+#include "../workload.h"
+
+struct scratch {
+	char dir[64];
+	char work[96];
+	char oracle[96];
+};
+
+static void scratch_make(struct tt *t, struct scratch *s)
+{
+	snprintf(s->dir, sizeof(s->dir), "/tmp/crashwork-test-XXXXXX");
+	TT_REQUIRE(t, mkdtemp(s->dir) != NULL);
+	snprintf(s->work, sizeof(s->work), "%s/fs", s->dir);
+	snprintf(s->oracle, sizeof(s->oracle), "%s/oracle", s->dir);
+	TT_REQUIRE(t, mkdir(s->work, 0755) == 0);
+}
+
+static void scratch_remove(struct scratch *s)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", s->dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", s->dir);
+}
+
+static int run_workload(struct scratch *s, const char *name,
+			unsigned long ops, unsigned int threads)
+{
+	struct cw_work work = {
+		.ops = ops, .threads = threads, .seed = 7,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+	};
+	int ret;
+
+	work.dirfd = open(s->work, O_RDONLY | O_DIRECTORY);
+	work.oracle = fopen(s->oracle, "a");
+	if (work.dirfd < 0 || !work.oracle)
+		return -1;
+	ret = cw_workload_find(name)->run(&work);
+	fclose(work.oracle);
+	close(work.dirfd);
+	return ret;
+}
+
+/* Check the scratch fs against the promises made up to @upto. */
+static struct cw_check check_upto(struct tt *t, struct scratch *s,
+				  const char *upto)
+{
+	struct cw_check check = { .max_report = 5 };
+	struct cw_oracle oracle;
+
+	check.dirfd = open(s->work, O_RDONLY | O_DIRECTORY);
+	if (!TT_CHECK(t, cw_oracle_load(&oracle, s->oracle, upto) == 0))
+		return check;
+	TT_CHECK(t, cw_check_promises(&check, &oracle) == 0);
+	TT_CHECK(t, cw_scan_files(&check, s->work) == 0);
+	cw_oracle_free(&oracle);
+	close(check.dirfd);
+	return check;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* Records */
+
+static void t_record_roundtrip(struct tt *t)
+{
+	struct cw_record_id id = { 11, 22, 33, 44 }, got;
+	static char buf[CW_RECORD_SIZE];
+
+	cw_record_fill(buf, &id);
+	TT_REQUIRE(t, cw_record_parse(buf, &got) == CW_RECORD_VALID);
+	TT_CHECK_EQ(t, got.pathid, 11);
+	TT_CHECK_EQ(t, got.fileid, 22);
+	TT_CHECK_EQ(t, got.index, 33);
+	TT_CHECK_EQ(t, got.gen, 44);
+}
+
+static void t_record_damage(struct tt *t)
+{
+	struct cw_record_id id = { 1, 2, 3, 4 }, got;
+	static char buf[CW_RECORD_SIZE];
+
+	memset(buf, 0, sizeof(buf));
+	TT_CHECK(t, cw_record_parse(buf, &got) == CW_RECORD_ZERO);
+	cw_record_fill(buf, &id);
+	/* A sector of another write (a torn record) anywhere is caught. */
+	for (int off = 0; off < CW_RECORD_SIZE; off += 512) {
+		buf[off + 100] ^= 1;
+		TT_CHECK(t, cw_record_parse(buf, &got) == CW_RECORD_GARBAGE);
+		buf[off + 100] ^= 1;
+	}
+	TT_CHECK(t, cw_record_parse(buf, &got) == CW_RECORD_VALID);
+}
+
+static void t_record_order(struct tt *t)
+{
+	struct cw_record_id want = { .fileid = 5, .gen = 3 };
+	struct cw_record_id older = { .fileid = 5, .gen = 2 };
+	struct cw_record_id newer = { .fileid = 5, .gen = 4 };
+	struct cw_record_id replaced = { .fileid = 6, .gen = 1 };
+	struct cw_record_id previous = { .fileid = 4, .gen = 9 };
+
+	TT_CHECK(t, cw_record_newer_or_same(&want, &want));
+	TT_CHECK(t, cw_record_newer_or_same(&newer, &want));
+	TT_CHECK(t, cw_record_newer_or_same(&replaced, &want));
+	TT_CHECK(t, !cw_record_newer_or_same(&older, &want));
+	TT_CHECK(t, !cw_record_newer_or_same(&previous, &want));
+}
+
+/* Oracle */
+
+static void t_oracle_upto(struct tt *t)
+{
+	struct scratch s;
+	struct cw_oracle o;
+
+	scratch_make(t, &s);
+	write_file(s.oracle, "dir d1\nmark m1\ndata f 3 0 2 1\nabsent g\n"
+		   "mark m2\ndir d3\n");
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == 0);
+	TT_CHECK_EQ(t, o.nr, 1);
+	cw_oracle_free(&o);
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m2") == 0);
+	TT_CHECK_EQ(t, o.nr, 3);
+	TT_CHECK_EQ(t, o.promises[1].count, 2);
+	cw_oracle_free(&o);
+	/* Promises not yet closed by a mark were never acknowledged. */
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, NULL) == 0);
+	TT_CHECK_EQ(t, o.nr, 3);
+	cw_oracle_free(&o);
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "") == 0);
+	TT_CHECK_EQ(t, o.nr, 0);
+	scratch_remove(&s);
+}
+
+static void t_oracle_bad(struct tt *t)
+{
+	struct scratch s;
+	struct cw_oracle o;
+
+	scratch_make(t, &s);
+	write_file(s.oracle, "dir d1\nmark m1\n");
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m9") == -1);
+	write_file(s.oracle, "dir d1\nbogus line\nmark m1\n");
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == -1);
+	write_file(s.oracle, "data f 1 2\nmark m1\n");
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == -1);
+	TT_CHECK(t, cw_oracle_load(&o, "/nonexistent/oracle", "m1") == -1);
+	scratch_remove(&s);
+}
+
+/* Workloads and checker: clean runs pass, every kind of damage is seen. */
+
+static void t_workloads_clean(struct tt *t)
+{
+	static const char *const names[] = { "append", "replace", "churn",
+					     "dbsync" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct scratch s;
+		struct cw_check c;
+
+		scratch_make(t, &s);
+		TT_CHECK(t, run_workload(&s, names[i], 30, 3) == 0);
+		c = check_upto(t, &s, NULL);
+		TT_CHECK(t, c.records > 0);
+		TT_CHECK_EQ(t, c.lost, 0);
+		TT_CHECK_EQ(t, c.exposed, 0);
+		scratch_remove(&s);
+	}
+}
+
+static void t_check_truncated_append(struct tt *t)
+{
+	struct scratch s;
+	char path[128];
+	struct stat st;
+
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "append", 10, 1) == 0);
+	snprintf(path, sizeof(path), "%s/a0", s.work);
+	TT_REQUIRE(t, stat(path, &st) == 0);
+	TT_REQUIRE(t, truncate(path, st.st_size - CW_RECORD_SIZE) == 0);
+	TT_CHECK(t, check_upto(t, &s, NULL).lost == 1);
+	scratch_remove(&s);
+}
+
+static void t_check_upto_earlier_mark(struct tt *t)
+{
+	struct scratch s;
+	char path[128];
+
+	/* A crash before the last mark: the last append was not promised. */
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "append", 2, 1) == 0);
+	snprintf(path, sizeof(path), "%s/a0", s.work);
+	TT_REQUIRE(t, truncate(path, 0) == 0);
+	TT_CHECK(t, check_upto(t, &s, "").lost == 0);
+	TT_CHECK(t, check_upto(t, &s, "m000001").lost > 0);
+	scratch_remove(&s);
+}
+
+static void t_check_foreign_record(struct tt *t)
+{
+	struct cw_record_id other = { .pathid = cw_path_id("x"), .fileid = 99,
+				      .index = 0, .gen = 1 };
+	static char buf[CW_RECORD_SIZE];
+	struct scratch s;
+	struct cw_check c;
+	char path[128];
+	int fd;
+
+	/* Another file's old data in a synced record: lost and exposed. */
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "append", 5, 1) == 0);
+	snprintf(path, sizeof(path), "%s/a0", s.work);
+	fd = open(path, O_WRONLY);
+	TT_REQUIRE(t, fd >= 0);
+	cw_record_fill(buf, &other);
+	TT_CHECK(t, pwrite(fd, buf, sizeof(buf), 0) == sizeof(buf));
+	close(fd);
+	c = check_upto(t, &s, NULL);
+	TT_CHECK_EQ(t, c.lost, 1);
+	TT_CHECK_EQ(t, c.exposed, 1);
+	scratch_remove(&s);
+}
+
+static void t_check_exposed_unsynced(struct tt *t)
+{
+	static char buf[CW_RECORD_SIZE];
+	struct scratch s;
+	struct cw_check c;
+	char path[128];
+	int fd;
+
+	/* Garbage in a file nobody synced: no promise broken, still exposed. */
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "churn", 3, 1) == 0);
+	snprintf(path, sizeof(path), "%s/unsynced", s.work);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	TT_REQUIRE(t, fd >= 0);
+	memset(buf, 0x5a, sizeof(buf));
+	TT_CHECK(t, write(fd, buf, sizeof(buf)) == sizeof(buf));
+	close(fd);
+	c = check_upto(t, &s, NULL);
+	TT_CHECK_EQ(t, c.lost, 0);
+	TT_CHECK_EQ(t, c.exposed, 1);
+	scratch_remove(&s);
+}
+
+static void t_check_older_generation(struct tt *t)
+{
+	struct cw_record_id old = { .pathid = cw_path_id("db"), .index = 0,
+				    .gen = 1 };
+	static char buf[CW_RECORD_SIZE];
+	struct cw_check c;
+	struct scratch s;
+	uint64_t latest;
+	char path[128];
+	int fd;
+
+	/* Every record of db overwritten at least once, then one rolled back. */
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "dbsync", 2000, 1) == 0);
+	snprintf(path, sizeof(path), "%s/db", s.work);
+	fd = open(path, O_RDWR);
+	TT_REQUIRE(t, fd >= 0);
+	TT_REQUIRE(t, pread(fd, buf, sizeof(buf), 0) == sizeof(buf));
+	TT_REQUIRE(t, cw_record_parse(buf, &old) == CW_RECORD_VALID);
+	TT_REQUIRE(t, old.gen > 1);
+	latest = old.gen;
+	old.gen = 1;
+	cw_record_fill(buf, &old);
+	TT_CHECK(t, pwrite(fd, buf, sizeof(buf), 0) == sizeof(buf));
+	close(fd);
+	/* Each fdatasync of generations 2..latest promised more than gen 1. */
+	c = check_upto(t, &s, NULL);
+	TT_CHECK_EQ(t, c.lost, latest - 1);
+	TT_CHECK_EQ(t, c.exposed, 0);
+	scratch_remove(&s);
+}
+
+static void t_check_names(struct tt *t)
+{
+	struct scratch s;
+	char path[128];
+	int fd;
+
+	/* replace: u0 made at op 0, unlinked at op 2; d5 made at op 5. */
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "replace", 8, 1) == 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 0);
+	snprintf(path, sizeof(path), "%s/u0", s.work);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	TT_REQUIRE(t, fd >= 0);
+	close(fd);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 1);
+	TT_REQUIRE(t, unlink(path) == 0);
+	snprintf(path, sizeof(path), "%s/d5", s.work);
+	TT_REQUIRE(t, rmdir(path) == 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 1);
+	scratch_remove(&s);
+}
+
+static void t_check_replaced_file_missing(struct tt *t)
+{
+	struct scratch s;
+	char path[128];
+	int lost = 0;
+
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "replace", 12, 1) == 0);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/r%d", s.work, i);
+		lost += unlink(path) == 0;
+	}
+	TT_REQUIRE(t, lost > 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, lost);
+	scratch_remove(&s);
+}
+
+/* The command line: usage errors are exit 2 and say what is wrong. */
+static int run_cli(const char *args)
+{
+	const char *bin = getenv("TOOLS_BIN");
+	char cmd[512];
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s/crashwork %s >/dev/null 2>&1",
+		 bin ? bin : ".", args);
+	status = system(cmd);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void t_cli_usage(struct tt *t)
+{
+	TT_CHECK_EQ(t, run_cli(""), 2);
+	TT_CHECK_EQ(t, run_cli("--help"), 0);
+	TT_CHECK_EQ(t, run_cli("explode"), 2);
+	TT_CHECK_EQ(t, run_cli("run nosuchload --dir /tmp --oracle /tmp/o"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -t 0"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -n x"), 2);
+	TT_CHECK_EQ(t, run_cli("check --dir /nonexistent --oracle /nonexistent"), 3);
+}
+
+static const struct tt_case record_cases[] = {
+	TT_CASE(t_record_roundtrip),
+	TT_CASE(t_record_damage),
+	TT_CASE(t_record_order),
+	{ 0 },
+};
+
+static const struct tt_case oracle_cases[] = {
+	TT_CASE(t_oracle_upto),
+	TT_CASE(t_oracle_bad),
+	{ 0 },
+};
+
+static const struct tt_case check_cases[] = {
+	TT_CASE(t_workloads_clean),
+	TT_CASE(t_check_truncated_append),
+	TT_CASE(t_check_upto_earlier_mark),
+	TT_CASE(t_check_foreign_record),
+	TT_CASE(t_check_exposed_unsynced),
+	TT_CASE(t_check_older_generation),
+	TT_CASE(t_check_names),
+	TT_CASE(t_check_replaced_file_missing),
+	TT_CASE(t_cli_usage),
+	{ 0 },
+};
+
+int main(int argc, char **argv)
+{
+	const struct tt_suite suites[] = {
+		{ "crashwork-record", record_cases },
+		{ "crashwork-oracle", oracle_cases },
+		{ "crashwork-check", check_cases },
+		{ 0 },
+	};
+
+	return tt_main(argc, argv, suites);
+}

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Crash workloads: each one syncs, then records what the sync promised in
+ * the oracle and writes a mark into the dm-log-writes log, in that order
+ * and under one lock, so that a crash point after mark N keeps every
+ * promise listed before "mark N".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "workload.h"
+
+extern char **environ;
+
+/* Promises of one operation, handed to cw_commit() after its syncs. */
+struct cw_promises {
+	char text[1024];
+	size_t len;
+};
+
+static uint64_t cw_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void cw_promise(struct cw_promises *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	p->len += vsnprintf(p->text + p->len, sizeof(p->text) - p->len, fmt, ap);
+	va_end(ap);
+	if (p->len >= sizeof(p->text))
+		abort();	/* a workload promising this much is a bug */
+}
+
+static uint64_t cw_new_fileid(struct cw_work *work)
+{
+	uint64_t id;
+
+	pthread_mutex_lock(&work->lock);
+	id = ++work->next_fileid;
+	pthread_mutex_unlock(&work->lock);
+	return id;
+}
+
+static int cw_fail(struct cw_work *work, const char *what, const char *path)
+{
+	int err = errno;
+
+	fprintf(stderr, "crashwork: %s %s: %s\n", what, path, strerror(err));
+	pthread_mutex_lock(&work->lock);
+	if (!work->error)
+		work->error = err;
+	pthread_mutex_unlock(&work->lock);
+	return -1;
+}
+
+/* dmsetup message <target> 0 mark <name>: a named point in the log. */
+static int cw_log_mark(const char *target, const char *name)
+{
+	char *argv[] = { "dmsetup", "message", (char *)target, "0", "mark",
+			 (char *)name, NULL };
+	int status;
+	pid_t pid;
+
+	if (posix_spawnp(&pid, "dmsetup", NULL, NULL, argv, environ))
+		return -1;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/*
+ * Publish what the syncs that just returned promised, then mark the log.
+ * Both under the lock, so the oracle's order is the log's order.
+ */
+static int cw_commit(struct cw_work *work, const struct cw_promises *p)
+{
+	char name[32];
+	int ret = 0;
+
+	pthread_mutex_lock(&work->lock);
+	snprintf(name, sizeof(name), "m%06lu", ++work->next_mark);
+	fprintf(work->oracle, "%.*smark %s\n", (int)p->len, p->text, name);
+	fflush(work->oracle);
+	if (work->mark_target && cw_log_mark(work->mark_target, name)) {
+		fprintf(stderr, "crashwork: cannot mark %s in %s\n", name,
+			work->mark_target);
+		ret = -1;
+	}
+	pthread_mutex_unlock(&work->lock);
+	return ret;
+}
+
+static int cw_write_records(struct cw_work *work, int fd, const char *name,
+			    const struct cw_record_id *first, uint64_t count)
+{
+	static __thread char buf[CW_RECORD_SIZE] __attribute__((aligned(64)));
+	struct cw_record_id id = *first;
+
+	for (; id.index < first->index + count; id.index++) {
+		cw_record_fill(buf, &id);
+		if (pwrite(fd, buf, sizeof(buf), id.index * CW_RECORD_SIZE) !=
+		    sizeof(buf))
+			return cw_fail(work, "write", name);
+	}
+	return 0;
+}
+
+static int cw_sync(struct cw_work *work, int fd, const char *name, int data)
+{
+	if ((data ? fdatasync(fd) : fsync(fd)) == 0)
+		return 0;
+	return cw_fail(work, data ? "fdatasync" : "fsync", name);
+}
+
+static int cw_sync_dir(struct cw_work *work)
+{
+	return cw_sync(work, work->dirfd, ".", 0);
+}
+
+/* Write @count records of a new file @name (written for @final), synced. */
+static int cw_create_file(struct cw_work *work, const char *name,
+			  const char *final, uint64_t fileid, uint64_t count)
+{
+	struct cw_record_id id = {
+		.pathid = cw_path_id(final), .fileid = fileid, .gen = 1,
+	};
+	int fd, ret;
+
+	fd = openat(work->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return cw_fail(work, "create", name);
+	ret = cw_write_records(work, fd, name, &id, count);
+	if (!ret)
+		ret = cw_sync(work, fd, name, 0);
+	close(fd);
+	return ret;
+}
+
+/* (a) append + fsync on several files; one thread per file with -t. */
+struct cw_appender {
+	struct cw_work *work;
+	unsigned int nr;
+	int ret;
+};
+
+static void *cw_append_thread(void *arg)
+{
+	struct cw_appender *a = arg;
+	struct cw_work *work = a->work;
+	uint64_t rng = work->seed ^ (0x1000ULL * (a->nr + 1));
+	struct cw_record_id id = { .gen = 1 };
+	char name[16];
+	int fd;
+
+	snprintf(name, sizeof(name), "a%u", a->nr);
+	id.pathid = cw_path_id(name);
+	id.fileid = cw_new_fileid(work);
+	fd = openat(work->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || cw_sync(work, fd, name, 0) || cw_sync_dir(work)) {
+		a->ret = fd < 0 ? cw_fail(work, "create", name) : -1;
+		goto out;
+	}
+	for (unsigned long op = 0; op < work->ops && !a->ret; op++) {
+		struct cw_promises p = { .len = 0 };
+		uint64_t count = 1 + cw_rand(&rng) % 4;
+
+		a->ret = cw_write_records(work, fd, name, &id, count);
+		if (!a->ret)
+			a->ret = cw_sync(work, fd, name, 0);
+		if (a->ret)
+			break;
+		cw_promise(&p, "data %s %" PRIu64 " %" PRIu64 " %" PRIu64 " 1\n",
+			   name, id.fileid, id.index, count);
+		a->ret = cw_commit(work, &p);
+		id.index += count;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static int cw_run_append(struct cw_work *work)
+{
+	unsigned int n = work->threads ? work->threads : 1;
+	struct cw_appender a[64];
+	pthread_t tid[64];
+	int ret = 0;
+
+	if (n > 64)
+		n = 64;
+	for (unsigned int i = 0; i < n; i++) {
+		a[i] = (struct cw_appender){ .work = work, .nr = i };
+		if (pthread_create(&tid[i], NULL, cw_append_thread, &a[i])) {
+			n = i;
+			ret = -1;
+			break;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		pthread_join(tid[i], NULL);
+		ret |= a[i].ret;
+	}
+	return ret;
+}
+
+/*
+ * (b) the atomic-replace pattern: write x.tmp, fsync it, rename it over x,
+ * fsync the directory. Also create and later unlink files, and mkdir.
+ */
+static int cw_replace_op(struct cw_work *work, uint64_t *rng, unsigned long op,
+			 struct cw_promises *p)
+{
+	char name[24], tmp[32];
+	uint64_t fileid = cw_new_fileid(work);
+	uint64_t count = 1 + cw_rand(rng) % 3;
+
+	snprintf(name, sizeof(name), "r%u", (unsigned int)(cw_rand(rng) % 4));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", name);
+	if (cw_create_file(work, tmp, name, fileid, count))
+		return -1;
+	if (renameat(work->dirfd, tmp, work->dirfd, name))
+		return cw_fail(work, "rename", tmp);
+	cw_promise(p, "data %s %" PRIu64 " 0 %" PRIu64 " 1\n", name, fileid,
+		   count);
+
+	if (op % 4 == 0) {
+		snprintf(name, sizeof(name), "u%lu", op);
+		fileid = cw_new_fileid(work);
+		if (cw_create_file(work, name, name, fileid, 1))
+			return -1;
+		cw_promise(p, "data %s %" PRIu64 " 0 1 1\n", name, fileid);
+	}
+	if (op % 4 == 2) {
+		snprintf(name, sizeof(name), "u%lu", op - 2);
+		if (unlinkat(work->dirfd, name, 0))
+			return cw_fail(work, "unlink", name);
+		cw_promise(p, "absent %s\n", name);
+	}
+	if (op % 8 == 5) {
+		snprintf(name, sizeof(name), "d%lu", op);
+		if (mkdirat(work->dirfd, name, 0755))
+			return cw_fail(work, "mkdir", name);
+		cw_promise(p, "dir %s\n", name);
+	}
+	/* One directory fsync makes the rename, create, unlink, mkdir stick. */
+	return cw_sync_dir(work);
+}
+
+static int cw_run_replace(struct cw_work *work)
+{
+	uint64_t rng = work->seed;
+
+	for (unsigned long op = 0; op < work->ops; op++) {
+		struct cw_promises p = { .len = 0 };
+
+		if (cw_replace_op(work, &rng, op, &p) || cw_commit(work, &p))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * (c) many small synced transactions, for a filesystem with the smallest
+ * journal: create a one-record file, unlink the one made 8 ops earlier.
+ */
+static int cw_run_churn(struct cw_work *work)
+{
+	for (unsigned long op = 0; op < work->ops; op++) {
+		struct cw_promises p = { .len = 0 };
+		uint64_t fileid = cw_new_fileid(work);
+		char name[24];
+
+		snprintf(name, sizeof(name), "w%lu", op);
+		if (cw_create_file(work, name, name, fileid, 1))
+			return -1;
+		cw_promise(&p, "data %s %" PRIu64 " 0 1 1\n", name, fileid);
+		if (op >= 8) {
+			snprintf(name, sizeof(name), "w%lu", op - 8);
+			if (unlinkat(work->dirfd, name, 0))
+				return cw_fail(work, "unlink", name);
+			cw_promise(&p, "absent %s\n", name);
+		}
+		if (cw_sync_dir(work) || cw_commit(work, &p))
+			return -1;
+	}
+	return 0;
+}
+
+/* (e) the database pattern: overwrite records of a preallocated file. */
+#define CW_DB_RECORDS	64
+
+static int cw_run_dbsync(struct cw_work *work)
+{
+	struct cw_record_id id = { .pathid = cw_path_id("db"), .gen = 1 };
+	uint64_t gen[CW_DB_RECORDS], rng = work->seed;
+	struct cw_promises p = { .len = 0 };
+	int fd, ret = -1;
+
+	id.fileid = cw_new_fileid(work);
+	fd = openat(work->dirfd, "db", O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return cw_fail(work, "create", "db");
+	if (fallocate(fd, 0, 0, CW_DB_RECORDS * CW_RECORD_SIZE)) {
+		cw_fail(work, "fallocate", "db");
+		goto out;
+	}
+	if (cw_write_records(work, fd, "db", &id, CW_DB_RECORDS) ||
+	    cw_sync(work, fd, "db", 0) || cw_sync_dir(work))
+		goto out;
+	cw_promise(&p, "data db %" PRIu64 " 0 %d 1\n", id.fileid, CW_DB_RECORDS);
+	if (cw_commit(work, &p))
+		goto out;
+	for (int i = 0; i < CW_DB_RECORDS; i++)
+		gen[i] = 1;
+	for (unsigned long op = 0; op < work->ops; op++) {
+		id.index = cw_rand(&rng) % CW_DB_RECORDS;
+		id.gen = ++gen[id.index];
+		p.len = 0;
+		if (cw_write_records(work, fd, "db", &id, 1) ||
+		    cw_sync(work, fd, "db", 1))
+			goto out;
+		cw_promise(&p, "data db %" PRIu64 " %" PRIu64 " 1 %" PRIu64 "\n",
+			   id.fileid, id.index, id.gen);
+		if (cw_commit(work, &p))
+			goto out;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+const struct cw_workload cw_workloads[] = {
+	{ "append", "append + fsync; one file per thread (-t)", cw_run_append },
+	{ "replace", "write tmp, fsync, rename over, fsync dir; unlink, mkdir",
+	  cw_run_replace },
+	{ "churn", "create + fsync dir, unlink older; wraps a small journal",
+	  cw_run_churn },
+	{ "dbsync", "fdatasync overwrites of a preallocated file", cw_run_dbsync },
+	{ NULL, NULL, NULL },
+};
+
+const struct cw_workload *cw_workload_find(const char *name)
+{
+	for (const struct cw_workload *w = cw_workloads; w->name; w++)
+		if (!strcmp(w->name, name))
+			return w;
+	return NULL;
+}
