@@ -69,7 +69,28 @@ static const char *cw_record_problem(int fd, const struct cw_record_id *want)
 	return NULL;
 }
 
-static void cw_check_data(struct cw_check *check, const struct cw_promise *p)
+/* Does @path hold, as record 0, a file written for it after @fileid? */
+static bool cw_replaced_later(int fd, const struct cw_record_id *want)
+{
+	static char buf[CW_RECORD_SIZE] __attribute__((aligned(64)));
+	struct cw_record_id have;
+
+	if (pread(fd, buf, sizeof(buf), 0) != sizeof(buf) ||
+	    cw_record_parse(buf, &have) != CW_RECORD_VALID)
+		return false;
+	return have.pathid == want->pathid && have.index == 0 &&
+	       have.fileid > want->fileid;
+}
+
+/* Operations after the crash point's mark that may have reached media. */
+enum cw_later_op {
+	CW_LATER_NONE,
+	CW_LATER_REPLACE,	/* a rename over the name: a newer file or @p */
+	CW_LATER_UNLINK,	/* the name may be gone */
+};
+
+static void cw_check_data(struct cw_check *check, const struct cw_promise *p,
+			  enum cw_later_op later_op)
 {
 	struct cw_record_id want = {
 		.pathid = cw_path_id(p->path),
@@ -79,8 +100,13 @@ static void cw_check_data(struct cw_check *check, const struct cw_promise *p)
 	int fd = openat(check->dirfd, p->path, O_RDONLY);
 
 	if (fd < 0) {
-		cw_report(check, &check->lost, "lost", p->path, CW_NO_RECORD,
-			  "synced file is missing");
+		if (later_op != CW_LATER_UNLINK)
+			cw_report(check, &check->lost, "lost", p->path,
+				  CW_NO_RECORD, "synced file is missing");
+		return;
+	}
+	if (later_op != CW_LATER_NONE && cw_replaced_later(fd, &want)) {
+		close(fd);
 		return;
 	}
 	for (want.index = p->first; want.index < p->first + p->count; want.index++) {
@@ -132,7 +158,11 @@ static bool cw_superseded(const struct cw_promise *p,
 	       later->fileid != p->fileid;
 }
 
-/* Check every promise that no later promise about its name replaced. */
+/*
+ * Check every due promise that no later due promise about its name
+ * replaced. A replacing operation that was not yet due may or may not
+ * have reached the media: accept either outcome.
+ */
 int cw_check_promises(struct cw_check *check, const struct cw_oracle *oracle)
 {
 	const struct cw_promise **sorted;
@@ -147,15 +177,26 @@ int cw_check_promises(struct cw_check *check, const struct cw_oracle *oracle)
 
 	for (i = 0; i < oracle->nr; i++) {
 		const struct cw_promise *p = sorted[i];
+		enum cw_later_op later_op = CW_LATER_NONE;
 		bool replaced = false;
 
+		if (!p->due)
+			continue;
 		for (j = i + 1; j < oracle->nr && !replaced &&
-		     !strcmp(sorted[j]->path, p->path); j++)
-			replaced = cw_superseded(p, sorted[j]);
+		     !strcmp(sorted[j]->path, p->path); j++) {
+			if (!cw_superseded(p, sorted[j]))
+				continue;
+			if (sorted[j]->due)
+				replaced = true;
+			else if (sorted[j]->kind == CW_PROMISE_ABSENT)
+				later_op = CW_LATER_UNLINK;
+			else if (later_op == CW_LATER_NONE)
+				later_op = CW_LATER_REPLACE;
+		}
 		if (replaced)
 			continue;
 		if (p->kind == CW_PROMISE_DATA)
-			cw_check_data(check, p);
+			cw_check_data(check, p, later_op);
 		else
 			cw_check_name(check, p);
 	}

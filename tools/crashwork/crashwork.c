@@ -171,6 +171,7 @@ static int cmd_check(const struct cw_args *args)
 {
 	struct cw_check check = { .max_report = args->max_report };
 	struct cw_oracle oracle;
+	size_t due;
 	int ret;
 
 	if (cw_oracle_load(&oracle, args->oracle, args->upto))
@@ -181,6 +182,7 @@ static int cmd_check(const struct cw_args *args)
 		cw_oracle_free(&oracle);
 		return CW_EXIT_ERROR;
 	}
+	due = cw_oracle_due(&oracle);
 	ret = cw_check_promises(&check, &oracle);
 	if (!ret)
 		ret = cw_scan_files(&check, args->dir);
@@ -188,8 +190,8 @@ static int cmd_check(const struct cw_args *args)
 	cw_oracle_free(&oracle);
 	if (ret)
 		return CW_EXIT_ERROR;
-	printf("crashwork: %zu promises, %lu records checked: %lu lost, %lu exposed\n",
-	       oracle.nr, check.records, check.lost, check.exposed);
+	printf("crashwork: %zu promises due, %lu records checked: %lu lost, %lu exposed\n",
+	       due, check.records, check.lost, check.exposed);
 	if (check.lost)
 		return CW_EXIT_LOST;
 	return check.exposed ? CW_EXIT_EXPOSED : CW_EXIT_OK;

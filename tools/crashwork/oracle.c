@@ -53,21 +53,18 @@ static int cw_parse_line(const char *line, struct cw_promise *p, char *mark)
 int cw_oracle_load(struct cw_oracle *oracle, const char *file,
 		   const char *upto)
 {
-	struct cw_oracle pending = { 0 };
 	char line[512], mark[CW_PATH_MAX];
+	bool due = !upto || *upto, found = !upto || !*upto;
 	unsigned long lineno = 0;
-	bool found = upto == NULL;
+	size_t closed = 0;
 	FILE *f;
 
 	memset(oracle, 0, sizeof(*oracle));
-	if (upto && !*upto)
-		return 0;
 	f = fopen(file, "r");
 	if (!f) {
 		perror(file);
 		return -1;
 	}
-	/* Promises count only once their mark is seen: collect, then commit. */
 	while (fgets(line, sizeof(line), f)) {
 		struct cw_promise p;
 		int ret;
@@ -81,33 +78,42 @@ int cw_oracle_load(struct cw_oracle *oracle, const char *file,
 		}
 		if (ret == 1) {
 			p.seq = lineno;
-			if (cw_oracle_add(&pending, &p))
+			if (cw_oracle_add(oracle, &p))
 				goto nomem;
 			continue;
 		}
-		for (size_t i = 0; i < pending.nr; i++)
-			if (cw_oracle_add(oracle, &pending.promises[i]))
-				goto nomem;
-		pending.nr = 0;
+		/* A mark makes the promises before it due, up to @upto's. */
+		for (; closed < oracle->nr; closed++)
+			oracle->promises[closed].due = due;
 		if (upto && !strcmp(mark, upto)) {
 			found = true;
-			break;
+			due = false;
 		}
 	}
+	/* Promises no mark closed were never acknowledged. */
+	for (; closed < oracle->nr; closed++)
+		oracle->promises[closed].due = false;
 	if (!found) {
 		fprintf(stderr, "%s: no mark '%s'\n", file, upto);
 		goto fail;
 	}
 	fclose(f);
-	free(pending.promises);
 	return 0;
 nomem:
 	fprintf(stderr, "%s: out of memory\n", file);
 fail:
 	fclose(f);
-	free(pending.promises);
 	cw_oracle_free(oracle);
 	return -1;
+}
+
+size_t cw_oracle_due(const struct cw_oracle *oracle)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < oracle->nr; i++)
+		n += oracle->promises[i].due;
+	return n;
 }
 
 void cw_oracle_free(struct cw_oracle *oracle)

@@ -14,11 +14,14 @@
  *   mark <name>
  *
  * A crash at or after mark <name> in the log must keep every promise made
- * before that mark line.
+ * before that mark line. Later lines are loaded too, not due: the crash
+ * may have kept the operations they describe (an unlink, a rename over a
+ * name) before their sync returned, and those may replace a due promise.
  */
 #ifndef CRASHWORK_ORACLE_H
 #define CRASHWORK_ORACLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -34,6 +37,7 @@ struct cw_promise {
 	uint64_t count;
 	uint64_t gen;
 	unsigned long seq;	/* order in the oracle */
+	bool due;		/* made before the crash point's mark */
 };
 
 struct cw_oracle {
@@ -43,12 +47,13 @@ struct cw_oracle {
 };
 
 /*
- * Load the promises made before mark @upto (all of them if @upto is NULL,
- * none if it is ""). Returns 0, or -1 with a message on stderr if the file
- * is unreadable, malformed, or has no such mark.
+ * Load every promise; those made before mark @upto are due (all of them if
+ * @upto is NULL, none if it is ""). Returns 0, or -1 with a message on
+ * stderr if the file is unreadable, malformed, or has no such mark.
  */
 int cw_oracle_load(struct cw_oracle *oracle, const char *file,
 		   const char *upto);
 void cw_oracle_free(struct cw_oracle *oracle);
+size_t cw_oracle_due(const struct cw_oracle *oracle);
 
 #endif
