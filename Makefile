@@ -7,13 +7,13 @@ TOP := $(CURDIR)
 S := scripts
 
 .PHONY: all run check deps tree export kernel kunit guest-barriers lint \
-	scenario tools tools-test stock-kernel clean distclean help
+	scenario tools tools-test stock-kernel crash crash-long clean distclean help
 
 all: run
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
-	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel clean distclean"
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -34,6 +34,14 @@ tools: deps
 
 tools-test: deps
 	@$(MAKE) -s -C tools -j2 test
+
+# Crash-consistency matrix (dm-log-writes + lwreplay + crashwork in QEMU):
+# crash = the quick profile of make check, crash-long writes docs/results/.
+crash: kernel
+	@qemu/crash-harness.sh --quick
+
+crash-long: kernel
+	@qemu/crash-harness.sh --long
 
 # The same kernel without the series, for side-by-side runs.
 stock-kernel: tree

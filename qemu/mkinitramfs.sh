@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the guest initramfs: busybox, e2fsprogs, dmsetup (with the shared
-# libraries they need), our /init, the guest helper library, every scenario,
-# and the project's static tools from $BUILD/tools/guest/.
+# libraries they need), our /init, the guest helpers (the rest of guest/,
+# in /jbd2t/), every scenario, and the project's static tools from
+# $BUILD/tools/guest/.
 #
 #   mkinitramfs.sh OUT.cpio.gz       (FORCE=1 rebuilds even if up to date)
 #
@@ -30,7 +31,10 @@ inputs() {
 	done
 	echo "/etc/mke2fs.conf /etc/mke2fs.conf"
 	echo "$Q/guest/init /init"
-	echo "$Q/guest/lib.sh /jbd2t/lib.sh"
+	# Everything else in guest/ (lib.sh, checkers) goes to /jbd2t/.
+	for f in "$Q"/guest/*; do
+		[ "${f##*/}" = init ] || echo "$f /jbd2t/${f##*/}"
+	done
 	for f in "$Q"/scenarios/*.sh; do echo "$f /scenarios/${f##*/}"; done
 	for f in "$BUILD"/tools/guest/*; do
 		[ -f "$f" ] && echo "$f /bin/${f##*/}"

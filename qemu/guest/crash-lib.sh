@@ -1,0 +1,106 @@
+# Helpers shared by the crash and crash-repro scenarios (busybox sh).
+# Source after lib.sh:  . /jbd2t/crash-lib.sh
+# Disks: vda the filesystem, vdb the dm-log-writes log, vdc the replay
+# device (lwreplay keeps it at one crash state at a time).
+# shellcheck shell=sh
+
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+# dm ARGS...: dmsetup, its stderr shown only on failure (without SysV IPC
+# it warns about udev synchronisation on every call).
+dm() { dmsetup "$@" 2> /tmp/dm.err || { cat /tmp/dm.err >&2; return 1; }; }
+
+# crash_setup ARGS...: the workload settings, and what crash-check.sh needs.
+crash_setup() {
+	OPS=$(arg ops 40 "$@")
+	THREADS=$(arg threads 1 "$@")
+	SEED=$(arg seed 1 "$@")
+	JOURNAL=$(arg journal default "$@")
+	FS=$(arg fs ext4 "$@")
+	case $JOURNAL in default|small) ;; *) fail "journal=$JOURNAL: want default or small" ;; esac
+	case $FS in ext4|ext3) ;; *) fail "fs=$FS: want ext4 or ext3" ;; esac
+	# Thousands of mounts each log a few lines; on the serial console they
+	# cost time. Level 5 still prints warnings, which the host looks for.
+	dmesg -n 5
+	# The snapshot's exceptions: a file in tmpfs behind a loop device, set
+	# up once; crash-check.sh makes a fresh snapshot on it per state.
+	truncate -s 64M /tmp/cow.img
+	losetup /dev/loop0 /tmp/cow.img || fail "losetup /dev/loop0"
+	export CRASH_COW=/dev/loop0 CRASH_ORACLE=/tmp/oracle CRASH_MNT=/mnt/check
+	CRASH_SECTORS=$(blockdev --getsz /dev/vdc)
+	export CRASH_SECTORS
+	mkdir -p /mnt/fs /mnt/check
+}
+
+# mode_opts MODE: mount options of a mode.
+mode_opts() {
+	case $1 in
+	default) echo defaults ;;
+	nobarrier) echo nobarrier ;;
+	async-journal) echo journal_async_commit,data=journal ;;
+	async-writeback) echo journal_async_commit,data=writeback ;;
+	*) fail "unknown mode '$1'" ;;
+	esac
+}
+
+# crash_record WORKLOAD MODE: fresh fs on vda, its copy (the base image)
+# on vdc, then the workload on vda through dm-log-writes, logged to vdb.
+# Returns 1 if the kernel refused the mode's mount options
+# (crash_refusal says why).
+crash_record() {
+	_opts=$(mode_opts "$2")
+	_mkfs=
+	[ "$JOURNAL" = default ] || _mkfs="-b 1024 -J size=1"   # the smallest journal mke2fs takes
+	# shellcheck disable=SC2086
+	"mkfs.$FS" -q -F -E lazy_itable_init=0,lazy_journal_init=0,nodiscard $_mkfs /dev/vda ||
+		fail "mkfs.$FS failed"
+	dd if=/dev/vda of=/dev/vdc bs=1M 2>/dev/null || fail "copy vda to vdc"
+	# A zeroed super block: no entries of an older log can be mistaken
+	# for this one's.
+	dd if=/dev/zero of=/dev/vdb bs=1M count=1 2>/dev/null || fail "zero vdb"
+	dm create lw --table "0 $(blockdev --getsz /dev/vda) log-writes /dev/vda /dev/vdb" ||
+		fail "dmsetup create lw"
+	dmesg_mark "crash-mount-$1-$2"
+	if ! mount -t "$FS" -o "$_opts" /dev/mapper/lw /mnt/fs 2> /tmp/mount.err; then
+		_CRASH_MOUNT_MARK="crash-mount-$1-$2"
+		dm remove lw
+		return 1
+	fi
+	info "recording $1 in mode $2: $(mount_opts /mnt/fs)"
+	rm -f "$CRASH_ORACLE"
+	crashwork run "$1" --dir /mnt/fs --oracle "$CRASH_ORACLE" --mark-target lw \
+		--ops "$OPS" --threads "$THREADS" --seed "$SEED" ||
+		fail "crashwork run $1 failed"
+	umount /mnt/fs
+	dm remove lw
+}
+
+# crash_refusal: the kernel's words about the refused mount, one line.
+crash_refusal() {
+	_msg=$(dmesg_since "$_CRASH_MOUNT_MARK" | sed 's/^\[[^]]*\] *//' | tr '\n' ' ')
+	echo "${_msg:-$(cat /tmp/mount.err)}"
+}
+
+# crash_log_counts: entries, flushes, FUA writes and marks in the log.
+crash_log_counts() {
+	lwreplay info /dev/vdb | awk '
+	$1 == "entries:" { e = $2 } $1 == "flushes:" { f = $2 }
+	$1 == "writes:" { u = $4; sub(/\)/, "", u) } $1 == "marks:" { m = $2 }
+	END { print e, f, u, m }'
+}
+
+# crash_layout: "INDEX HASH" per log entry, HASH a digest of the layout
+# (block, length, flags, mark) of entries 0..INDEX, not of their data,
+# which holds timestamps. A re-recording whose layout hashes the same up
+# to a crash point gives the same crash state for the same recipe there.
+# (A plain 31-bit rolling hash in awk: one pass, no md5sum per state.)
+crash_layout() {
+	lwreplay info /dev/vdb --entries | awk '
+	BEGIN { for (i = 32; i < 127; i++) ord[sprintf("%c", i)] = i }
+	go {
+		line = $3 " " $4 " " $5 " " $6 ";"
+		for (i = 1; i <= length(line); i++)
+			h = (h * 31 + ord[substr(line, i, 1)]) % 2147483647
+		printf "%s %08x\n", $1, h
+	}
+	$1 == "index" { go = 1 }'
+}
