@@ -1,0 +1,4 @@
+# dmload: load a one-target device-mapper table and make it live, in one
+# small static process (the crash checker does this once per crash state).
+TOOLS += dmload
+dmload_MAIN := dmload/dmload.c
