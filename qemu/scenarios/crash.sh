@@ -40,7 +40,7 @@ crash_one() { # WORKLOAD MODE
 		result refused $id "$(crash_refusal)"
 		return 0
 	fi
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046  # four fields each
 	result log $id $(crash_log_counts)
 	t0=$(uptime_s)
 	rc=0
@@ -52,9 +52,9 @@ crash_one() { # WORKLOAD MODE
 	[ $rc -le 1 ] || fail "$id: lwreplay run exit $rc"
 	secs=$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')
 	states=$(sed -n 's/^states checked: \([0-9]*\) .*/\1/p' /tmp/replay.out)
-	# shellcheck disable=SC2086
-	result crash $id "$states" $(replay_count mount-failed) \
-		$(replay_count fsck-corrupt) $(replay_count data-lost) "$secs" \
+	# shellcheck disable=SC2086  # $id is four fields
+	result crash $id "$states" "$(replay_count mount-failed)" \
+		"$(replay_count fsck-corrupt)" "$(replay_count data-lost)" "$secs" \
 		"$(awk -v n="$states" -v s="$secs" 'BEGIN { printf "%.2f", (s > 0 ? n / s : 0) }')"
 	# One reproducer per failing state; layout= pins the log up to its point.
 	crash_layout > /tmp/layout
