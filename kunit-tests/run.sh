@@ -40,7 +40,7 @@ run)
 		--json="$KUNIT_BUILD/results.json" "$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	set -e
-	"$TOP/kunit-tests/summarize.py" --require jbd2:20 "$KUNIT_BUILD/results.json" || rc=1
+	"$TOP/kunit-tests/summarize.py" --require jbd2:20 --require jbd2_recovery:20 "$KUNIT_BUILD/results.json" || rc=1
 	exit "$rc"
 	;;
 *)
