@@ -4,7 +4,9 @@
 #   qemu/scenario.sh NAME [ARG...]     e.g. qemu/scenario.sh barrier-defaults fsyncs=50
 #
 # The scenario's header says what it needs:  "# jbd2t-disks: 256M 1G"
-# (fresh sparse images, vda, vdb, ...) and "# jbd2t-timeout: SECONDS".
+# (fresh sparse images, vda, vdb, ...), "# jbd2t-timeout: SECONDS", and
+# "# jbd2t-modules: NAME..." (test-only modules of qemu/modules/, built
+# against KERNEL's build directory and added to the initramfs).
 # Environment: KERNEL (default $BUILD/kunit/arch/x86/boot/bzImage),
 # RESULTS (default $BUILD/results/NAME), TIMEOUT, MEM, VERBOSE=1.
 # Ends with "PASS guest:NAME" or "FAIL guest:NAME" (scripts/check.sh
@@ -12,7 +14,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-if [ $# -lt 1 ] || [ "$1" = --help ]; then sed -n '2,11s/^# \{0,1\}//p' "$0" >&2; exit 2; fi
+if [ $# -lt 1 ] || [ "$1" = --help ]; then sed -n '2,13s/^# \{0,1\}//p' "$0" >&2; exit 2; fi
 name=$1
 shift
 file=$TOP/qemu/scenarios/$name.sh
@@ -25,6 +27,18 @@ header() { sed -n "s/^# jbd2t-$1: *//p" "$file" | head -n 1; }
 
 initrd=$BUILD/initramfs/initramfs.cpio.gz
 "$TOP/qemu/mkinitramfs.sh" "$initrd"
+# Modules: built for this kernel (its build directory holds the bzImage
+# in arch/x86/boot/), appended to the initramfs as a second archive.
+if [ -n "$(header modules)" ]; then
+	kbuild=$(cd "$(dirname "$KERNEL")/../../.." && pwd)
+	release=$(cat "$kbuild/include/config/kernel.release" 2>/dev/null) ||
+		die "$KERNEL is not in a kernel build directory: cannot build modules for it"
+	"$TOP/qemu/modules/build.sh" "$kbuild" "$BUILD/modules/$release/modules.cpio.gz" "$KERNEL"
+	combined=$BUILD/initramfs/initramfs+modules-$release.cpio.gz
+	cat "$initrd" "$BUILD/modules/$release/modules.cpio.gz" > "$combined.tmp.$$"
+	mv "$combined.tmp.$$" "$combined"
+	initrd=$combined
+fi
 
 # Every run starts from fresh, empty disks.
 disk_args=() letters=(a b c d e f g h)

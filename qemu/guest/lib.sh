@@ -71,6 +71,46 @@ checksum() { md5sum "$1" | cut -d' ' -f1; }
 dmesg_mark() { echo "jbd2t-mark: $1" > /dev/kmsg; }
 dmesg_since() { dmesg | sed -n "/jbd2t-mark: $1\$/,\$p" | sed 1d; }
 
+# load_module NAME [PARAM=VALUE...]: insmod a test-only module from
+# qemu/modules/, built for the running kernel by scenario.sh when the
+# scenario's header says "# jbd2t-modules: NAME ...".
+load_module() {
+	_ko=/lib/modules/$(uname -r)/$1.ko
+	[ -f "$_ko" ] || fail "no $1.ko for kernel $(uname -r): missing from the jbd2t-modules header?"
+	shift
+	insmod "$_ko" "$@" || fail "insmod $_ko $* failed"
+}
+# module_param MODULE NAME: a module parameter's value from sysfs.
+module_param() { cat "/sys/module/$1/parameters/$2"; }
+
+# nullb_create NAME SIZE_MB [ATTR=VALUE...]: a null_blk device /dev/NAME
+# made through configfs (null_blk is built in; its nullb0 stays unused),
+# e.g. nullb_create ram 1024 memory_backed=1 cache_size=64 fua=1.
+nullb_create() {
+	_d=/sys/kernel/config/nullb/$1
+	mkdir "$_d" || fail "cannot create null_blk device $1 (configfs mounted?)"
+	echo "$2" > "$_d/size"
+	shift 2
+	for _a in "$@"; do
+		echo "${_a#*=}" > "$_d/${_a%%=*}" || fail "null_blk $_d: cannot set $_a"
+	done
+	echo 1 > "$_d/power"
+	[ -b "/dev/${_d##*/}" ] || fail "null_blk device /dev/${_d##*/} did not appear"
+}
+# nullb_remove NAME: power the device off and free its memory.
+nullb_remove() {
+	echo 0 > "/sys/kernel/config/nullb/$1/power"
+	rmdir "/sys/kernel/config/nullb/$1"
+}
+
+# jbd2_commits DEV: transactions committed so far by the journal of the
+# ext4 mounted from DEV (internal journal: /proc/fs/jbd2/DEV-8/info).
+jbd2_commits() {
+	_v=$(awk 'NR == 1 { print $1 }' "/proc/fs/jbd2/$1-8/info" 2>/dev/null)
+	[ -n "$_v" ] || fail "no jbd2 statistics for $1 in /proc/fs/jbd2"
+	echo "$_v"
+}
+
 # arg KEY DEFAULT ARGS...: value of KEY=VALUE among the scenario's args.
 arg() {
 	_k=$1 _v=$2
