@@ -7,13 +7,14 @@ TOP := $(CURDIR)
 S := scripts
 
 .PHONY: all run check deps tree export kernel kunit guest-barriers lint \
-	scenario tools tools-test stock-kernel crash crash-long clean distclean help
+	scenario tools tools-test stock-kernel crash crash-long bench bench-long \
+	clean distclean help
 
 all: run
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
-	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long clean distclean"
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long bench bench-long clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -42,6 +43,15 @@ crash: kernel
 
 crash-long: kernel
 	@qemu/crash-harness.sh --long
+
+# Flush-cost benchmark, stock and patched kernels side by side
+# (docs/benchmark.md): bench = the short profile (~10 min), bench-long the
+# docs' one. Both write docs/results/bench-<profile>.{md,tsv,png}.
+bench: kernel stock-kernel tools
+	@qemu/bench.sh --short
+
+bench-long: kernel stock-kernel tools
+	@qemu/bench.sh --long
 
 # The same kernel without the series, for side-by-side runs.
 stock-kernel: tree

@@ -1,0 +1,396 @@
+#!/usr/bin/env bash
+# Flush-cost benchmark (docs/benchmark.md): the "bench" guest scenario on
+# each kernel, side by side; a markdown table per device and workload, and
+# a plot of ops/s against threads, under docs/results/.
+#
+#   qemu/bench.sh [--short|--long]   stock and patched kernels, every mode,
+#                                    each cell 3 times; writes
+#                                    docs/results/bench-PROFILE.{md,tsv,png}
+#   qemu/bench.sh --smoke            patched kernel only, one short pass;
+#                                    PASS/FAIL lines on the counts only
+#                                    (no timing): for scripts/check.sh
+#   qemu/bench.sh --report [--short|--long]
+#                                    only rewrite the docs from the last
+#                                    run's build/results/bench-PROFILE/
+#   qemu/bench.sh --compare A.tsv B.tsv
+#                                    flushes per fsync of two runs (cells
+#                                    files): PASS if every cell is within 5%
+#
+# Environment: BENCH_KERNELS (names, default "stock patched"; --smoke:
+# "patched"), BENCH_SECS, BENCH_REPS (override the profile), BENCH_OUT
+# (docs/results by default; the smoke run writes only to build/results).
+# Timings are noisy under TCG on a shared machine; counts are not.
+set -euo pipefail
+. "$(dirname "$0")/../scripts/common.sh"
+
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+
+# Kernels: NAME -> bzImage, and the mount modes measured on it. A mode
+# the series adds is a name here (patched) and a line in the scenario's
+# mode_opts (qemu/scenarios/bench.sh).
+kernel_image() {
+	case $1 in
+	stock) echo "$BUILD/stock/kunit/arch/x86/boot/bzImage" ;;
+	patched) echo "$BUILD/kunit/arch/x86/boot/bzImage" ;;
+	*) die "unknown kernel '$1' (stock, patched)" ;;
+	esac
+}
+kernel_modes() {
+	case $1 in
+	stock) echo default,nobarrier,async-ordered,async-journal ;;
+	patched) echo default,nobarrier,async-ordered,async-journal ;;
+	esac
+}
+# The reference cells of the ratio columns: this kernel's default and
+# nobarrier modes (the first kernel of the run if it is not there).
+REF_KERNEL=stock
+
+# Profiles: devices (PROFILE:FUA), runs (WORKLOAD:THREADS), seconds per
+# run, runs per cell; the smoke profile also cross-checks the device's
+# counters with the block tracepoint.
+profile=short
+report_only=0
+if [ "${1:-}" = --report ]; then report_only=1; shift; fi
+case ${1:-} in
+--short|'') ;;
+--long) profile=long ;;
+--smoke) profile=smoke ;;
+--compare) [ $# -eq 3 ] || usage; profile=compare ;;
+*) usage ;;
+esac
+DEVICES=ssd:1,ssd:0,hdd:1,hdd:0
+TRACE=0
+case $profile in
+short) RUNS=append:1,append:16 SECS=1.5 REPS=3 ;;
+long) RUNS=append:1,append:4,append:16,append:64,meta:1,meta:16,fdatasync:1,fdatasync:16,osync:1,osync:16
+	SECS=4 REPS=3 ;;
+smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1 ;;
+esac
+SECS=${BENCH_SECS:-${SECS:-1}}
+REPS=${BENCH_REPS:-${REPS:-1}}
+if [ $profile = smoke ]; then KERNELS=${BENCH_KERNELS:-patched}; else KERNELS=${BENCH_KERNELS:-stock patched}; fi
+OUT=$BUILD/results/bench-$profile
+DOCS=${BENCH_OUT:-$TOP/docs/results}
+
+# ---- aggregation ------------------------------------------------------
+# cells RESULTS.TSV: one row per cell (kernel profile fua mode workload
+# threads) over its runs: n, ops/s median/min/max, p50 and p99 median (us),
+# flushes per fsync median/min/max, FUA per fsync, commits per flush,
+# commits per fsync, writes per fsync (medians), fsync calls (sum).
+cells() {
+	awk -F'\t' -v OFS='\t' '
+	# median of the values in v[1..n] (sorted in place)
+	function median(v, n,   i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	function stat(name, key,   v, i, n) {
+		n = cnt[key]
+		for (i = 1; i <= n; i++) v[i] = val[name, key, i]
+		med = median(v, n); lo = v[1]; hi = v[n]
+	}
+	function put(name, key, x) { val[name, key, cnt[key]] = x }
+	$2 == "run" {
+		key = $1 OFS $3 OFS $4 OFS $5 OFS $6 OFS $7
+		if (!(key in cnt)) order[++nkeys] = key
+		cnt[key]++
+		syncs = $10; fl = $15; fu = $16; wr = $17; cm = $18
+		put("ops", key, $12); put("p50", key, $13); put("p99", key, $14)
+		put("fpf", key, syncs ? fl / syncs : 0)
+		put("upf", key, syncs ? fu / syncs : 0)
+		put("cpf", key, fl ? cm / fl : -1)
+		put("cps", key, syncs ? cm / syncs : 0)
+		put("wps", key, syncs ? wr / syncs : 0)
+		total[key] += syncs
+	}
+	END {
+		for (k = 1; k <= nkeys; k++) {
+			key = order[k]
+			line = key OFS cnt[key]
+			stat("ops", key); line = line OFS sprintf("%.1f\t%.1f\t%.1f", med, lo, hi)
+			stat("p50", key); line = line OFS sprintf("%.0f", med)
+			stat("p99", key); line = line OFS sprintf("%.0f", med)
+			stat("fpf", key); line = line OFS sprintf("%.3f\t%.3f\t%.3f", med, lo, hi)
+			stat("upf", key); line = line OFS sprintf("%.3f", med)
+			stat("cpf", key); line = line OFS (med < 0 ? "-" : sprintf("%.3f", med))
+			stat("cps", key); line = line OFS sprintf("%.3f", med)
+			stat("wps", key); line = line OFS sprintf("%.2f", med)
+			print line, total[key]
+		}
+	}' "$1"
+}
+CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs"
+
+# ---- report -----------------------------------------------------------
+# table CELLS.TSV PROFILE FUA WORKLOAD REF: the markdown table of one
+# device and workload, rows by threads, then kernel and mode (run order).
+table() {
+	awk -F'\t' -v P="$2" -v F="$3" -v W="$4" -v REF="$5" '
+	function ms(us) { return sprintf("%.1f", us / 1000) }
+	function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+	function span(m, lo, hi, fmt) {
+		return lo == hi ? sprintf(fmt, m) : sprintf(fmt " (" fmt "-" fmt ")", m, lo, hi)
+	}
+	NR > 1 && $2 == P && $3 == F && $5 == W {
+		n++; row[n] = $0; th[n] = $6
+		if ($1 == REF && $4 == "default") refd[$6] = $8
+		if ($1 == REF && $4 == "nobarrier") refn[$6] = $8
+	}
+	END {
+		if (!n) exit
+		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | p50 ms | p99 ms |"
+		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		# stable sort by threads, keeping run order within a thread count
+		for (i = 1; i <= n; i++) idx[i] = i
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && th[idx[j - 1]] + 0 > th[idx[j]] + 0; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
+		for (i = 1; i <= n; i++) {
+			split(row[idx[i]], c, "\t")
+			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s |\n",
+				c[6], c[1], c[4], span(c[8], c[9], c[10], "%.0f"),
+				ratio(c[8], refd[c[6]]), ratio(c[8], refn[c[6]]),
+				span(c[13], c[14], c[15], "%.2f"), c[16], c[17], c[18], ms(c[11]), ms(c[12])
+		}
+	}' "$1"
+}
+
+# mode_index MODE: a stable colour number for a mode.
+mode_index() {
+	local i=1 m
+	for m in default nobarrier async-ordered async-journal async-writeback; do
+		[ "$m" != "$1" ] || { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo $i
+}
+
+# plot CELLS.TSV PNG TITLE: ops/s against threads for the append workload,
+# one panel per device, one line per kernel:mode (error bars: min-max).
+plot() {
+	local cells=$1 png=$2 title=$3 tmp series=() s d di si us
+	tmp=$(mktemp -d)
+	mapfile -t series < <(awk -F'\t' 'NR > 1 && $5 == "append" && !seen[$1 ":" $4]++ { print $1 ":" $4 }' "$cells")
+	{
+		echo "set terminal pngcairo size 1200,900 noenhanced font ',10'"
+		echo "set output '$png'"
+		echo "set multiplot layout 2,2 title '$title'"
+		echo "set logscale x 2; set xlabel 'threads'; set ylabel 'ops/s'"
+		echo "set key top left; set grid; set yrange [0:*]; set offsets graph 0.05, graph 0.05, 0, 0"
+		di=0
+		for d in ${DEVICES//,/ }; do
+			case ${d%:*} in ssd) us=1 ;; *) us=8 ;; esac
+			printf "set title '%s: %s ms per flush, %s FUA'\n" "${d%:*}" "$us" \
+				"$([ "${d#*:}" = 1 ] && echo native || echo emulated)"
+			printf "plot"
+			si=0
+			for s in "${series[@]}"; do
+				awk -F'\t' -v K="${s%%:*}" -v M="${s#*:}" -v P="${d%:*}" -v F="${d#*:}" \
+					'NR > 1 && $1 == K && $4 == M && $2 == P && $3 == F && $5 == "append" {
+					print $6, $8, $9, $10 }' "$cells" > "$tmp/$di-$si.dat"
+				[ $si -eq 0 ] || printf ","
+				# Same colour per mode, dashes for every kernel but the reference.
+				printf " '%s' using 1:2:3:4 with yerrorlines lc %d dt %d title '%s'" "$tmp/$di-$si.dat" \
+					"$(mode_index "${s#*:}")" "$([ "${s%%:*}" = "$REF_KERNEL" ] && echo 1 || echo 2)" "$s"
+				si=$((si + 1))
+			done
+			echo
+			di=$((di + 1))
+		done
+		echo "unset multiplot"
+	} > "$tmp/plot.gp"
+	gnuplot "$tmp/plot.gp" || die "gnuplot failed (script: $tmp/plot.gp)"
+	rm -rf "$tmp"
+}
+
+# report CELLS.TSV MD PNG: the markdown page.
+report() {
+	local cells=$1 md=$2 png=$3 d w ref=$REF_KERNEL
+	awk -F'\t' -v R="$ref" 'NR > 1 && $1 == R { f = 1 } END { exit !f }' "$cells" ||
+		ref=$(awk -F'\t' 'NR == 2 { print $1 }' "$cells")
+	{
+		echo "# Flush-cost benchmark, $profile profile"
+		echo
+		echo "Written by \`qemu/bench.sh --$profile\` ($(date -u +%Y-%m-%d)); how to read it:"
+		echo "[docs/benchmark.md](../benchmark.md). Each cell ran $REPS times for ${SECS} s"
+		echo "(median, min-max); times come from QEMU TCG on a shared 2-core machine and"
+		echo "are noisy, the counts per fsync are not."
+		echo
+		for k in $KERNELS; do
+			echo "- $k: \`$(cat "$OUT/$k.release")\`"
+		done
+		[ ! -s "$OUT/config-diff" ] || {
+			echo "- kernel options that differ between the kernels (besides the series' own):"
+			# shellcheck disable=SC2016  # literal backquotes
+			sed 's/^\(.*\): \(.*\)$/  - \1: `\2`/' "$OUT/config-diff"
+		}
+		echo "- wall time: $(cat "$OUT/wall")s for the run; host load average (1, 5, 15 min) before and"
+		echo "  after each kernel's guest (the guest itself adds about 2):"
+		awk 'FNR == NR { b[$1] = $2 " " $3 " " $4; next }
+			{ printf "  - %s: %s -> %s %s %s\n", $1, b[$1], $2, $3, $4 }' \
+			"$OUT/load-before" "$OUT/load-after" 2>/dev/null || true
+		echo
+		echo "![ops/s against threads, append + fsync]($(basename "$png"))"
+		echo
+		sed -n 's/^\([^\t]*\)\tmodel\t/\1\t/p' "$OUT/results.tsv" | awk -F'\t' '
+			{ printf "Model check, %s %s fua=%s: flushcost charged %s flushes and %s FUA writes; /sys/block stat: %s flushes%s.\n",
+				$1, $2, $3, $4, $6, $5, ($7 == "-" ? "" : "; block_rq_issue: " $7 " flushes, " $8 " FUA writes") }'
+		sed -n 's/^\([^\t]*\)\trefused\t/\1\t/p' "$OUT/results.tsv" | awk -F'\t' '!seen[$1 $4]++ {
+			printf "\nRefused mount, %s %s: %s\n", $1, $4, $5 }'
+		for d in ${DEVICES//,/ }; do
+			local name=${d%:*} fua=${d#*:}
+			echo
+			echo "## $name, $(case $name in ssd) echo 1 ;; hdd) echo 8 ;; esac) ms per flush or FUA write, $([ "$fua" = 1 ] && echo "native FUA" || echo "FUA emulated (write + flush)")"
+			for w in append meta fdatasync osync; do
+				awk -F'\t' -v P="$name" -v F="$fua" -v W="$w" 'NR > 1 && $2 == P && $3 == F && $5 == W { f = 1 } END { exit !f }' "$cells" || continue
+				echo
+				echo "### $w"
+				echo
+				table "$cells" "$name" "$fua" "$w" "$ref"
+			done
+		done
+	} > "$md"
+}
+
+# ---- compare ----------------------------------------------------------
+compare() {
+	local a=$1 b=$2
+	awk -F'\t' -v A="$a" -v B="$b" '
+	FNR == 1 { next }
+	{ key = $1 " " $2 " fua=" $3 " " $4 " " $5 ":" $6 }
+	FILENAME == A { fa[key] = $13; order[++n] = key; next }
+	{ fb[key] = $13 }
+	END {
+		bad = 0
+		printf "%-44s %10s %10s %8s\n", "cell", "run 1", "run 2", "diff"
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			if (!(k in fb)) { printf "%-44s %10.3f %10s\n", k, fa[k], "missing"; bad++; continue }
+			d = (fa[k] == fb[k]) ? 0 : (fa[k] + fb[k] > 0 ? 200 * (fa[k] - fb[k]) / (fa[k] + fb[k]) : 0)
+			if (d < 0) d = -d
+			printf "%-44s %10.3f %10.3f %7.1f%%%s\n", k, fa[k], fb[k], d, d > 5 ? "  <-- more than 5%" : ""
+			if (d > 5) bad++
+		}
+		printf "\n%d cells, %d differ by more than 5%% in flushes per fsync\n", n, bad
+		exit bad > 0
+	}' "$a" "$b"
+}
+
+if [ $profile = compare ]; then
+	if compare "$2" "$3"; then echo "PASS bench:stability"; else echo "FAIL bench:stability"; exit 1; fi
+	exit 0
+fi
+
+# ---- run --------------------------------------------------------------
+if [ $report_only = 1 ]; then
+	[ $profile != smoke ] && [ -f "$OUT/cells.tsv" ] || die "no $OUT/cells.tsv to report"
+	mkdir -p "$DOCS"
+	cp "$OUT/cells.tsv" "$DOCS/bench-$profile.tsv"
+	plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "append + fsync, $profile profile: ops/s (median, min-max) against threads"
+	report "$OUT/cells.tsv" "$DOCS/bench-$profile.md" "$DOCS/bench-$profile.png"
+	log "wrote $DOCS/bench-$profile.md, .tsv, .png"
+	exit 0
+fi
+# progress CONSOLE: print the guest's new result rows every few seconds
+# (polling: run-guest.sh recreates the console log).
+progress() {
+	local seen=0 lines
+	while sleep 5; do
+		[ -f "$1" ] || continue
+		lines=$(grep -a -E '@@JBD2T RESULT (run|refused|model)' "$1" | tail -n +$((seen + 1)) | tr -d '\r') || true
+		[ -n "$lines" ] || continue
+		seen=$((seen + $(wc -l <<< "$lines")))
+		sed 's/^@@JBD2T RESULT /    /' <<< "$lines"
+	done
+}
+rm -rf "$OUT"
+mkdir -p "$OUT"
+"$TOP/qemu/mkinitramfs.sh" "$BUILD/initramfs/initramfs.cpio.gz"
+make -s -C "$TOP/tools" guest
+ndev=$(tr , '\n' <<< "$DEVICES" | wc -l)
+nruns=$(tr , '\n' <<< "$RUNS" | wc -l)
+start=$(date +%s)
+failed=()
+for k in $KERNELS; do
+	img=$(kernel_image "$k")
+	[ -f "$img" ] || die "no $k kernel at $img (make kernel / make stock-kernel)"
+	kb=$(cd "$(dirname "$img")/../../.." && pwd)
+	cp "$kb/include/config/kernel.release" "$OUT/$k.release"
+	cp "$kb/.config" "$OUT/$k.config"
+	modes=$(kernel_modes "$k")
+	nmodes=$(tr , '\n' <<< "$modes" | wc -l)
+	# Generous: TCG on a shared machine can be several times slower.
+	timeout=$(awk -v d="$ndev" -v m="$nmodes" -v r="$nruns" -v n="$REPS" -v s="$SECS" \
+		'BEGIN { printf "%d", 600 + 3 * d * m * (30 + r * n * (s + 4)) }')
+	log "$k kernel ($(cat "$OUT/$k.release")): devices $DEVICES, modes $modes, runs $RUNS, ${SECS}s x $REPS"
+	progress "$OUT/$k/console.log" &
+	progpid=$!
+	echo "$k $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load-before"
+	KERNEL=$img RESULTS=$OUT/$k MEM=1024 TIMEOUT=$timeout \
+		"$TOP/qemu/scenario.sh" bench devices="$DEVICES" modes="$modes" runs="$RUNS" \
+		secs="$SECS" reps="$REPS" trace="$TRACE" > "$OUT/$k.log" 2>&1 || failed+=("$k")
+	echo "$k $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load-after"
+	kill "$progpid" 2>/dev/null || true
+	wait "$progpid" 2>/dev/null || true
+	[ -f "$OUT/$k/results.tsv" ] && sed "s/^/$k\t/" "$OUT/$k/results.tsv" >> "$OUT/results.tsv"
+done
+touch "$OUT/results.tsv"
+echo $(( $(date +%s) - start )) > "$OUT/wall"
+# Options that differ between the kernels, other than the series' own
+# and the version strings.
+read -ra ks <<< "$KERNELS"
+if [ ${#ks[@]} -ge 2 ]; then
+	opts() { grep -vE 'JBD2_KUNIT|^CONFIG_(CC_VERSION|LOCALVERSION|BUILD_SALT)|^#' "$OUT/$1.config" | sort; }
+	diff <(opts "${ks[0]}") <(opts "${ks[1]}") |
+		sed -n "s/^< /${ks[0]}: /p; s/^> /${ks[1]}: /p" > "$OUT/config-diff" || true
+fi
+{ echo "$CELLS_HEADER"; cells "$OUT/results.tsv"; } > "$OUT/cells.tsv"
+
+for k in ${failed[@]+"${failed[@]}"}; do
+	echo "FAIL bench:$k (the guest run failed: $OUT/$k.log, $OUT/$k/console.log)"
+done
+
+if [ $profile = smoke ]; then
+	# Sanity of the counts only; no timing is asserted.
+	status=0
+	check() { # NAME OK MESSAGE
+		if [ "$2" = 1 ]; then echo "PASS bench:$1 ($3)"; else echo "FAIL bench:$1 ($3)"; status=1; fi
+	}
+	runs=$OUT/results.tsv
+	row() { awk -F'\t' -v OFS='\t' "\$2 == \"run\" && $1" "$runs"; }
+	for k in $KERNELS; do
+		ok=1; [ -n "$(row "\$1 == \"$k\"")" ] || ok=0
+		check "$k-ran" $ok "$(row "\$1 == \"$k\"" | wc -l) runs recorded"
+		bad=$(row "\$1 == \"$k\" && (\$9 == 0 || \$10 == 0 || \$17 == 0 || \$18 == 0)" | wc -l)
+		ok=1; [ "$bad" -eq 0 ] || ok=0
+		check "$k-counts-nonzero" $ok "$bad runs with 0 ops, fsyncs, writes or commits"
+		n=$(row "\$1 == \"$k\" && \$5 == \"nobarrier\"" | awk -F'\t' '{ s += $10; f += $15; u += $16 } END { print s + 0, f + 0, u + 0 }')
+		read -r s f u <<< "$n"
+		ok=1; [ "$s" -gt 0 ] && [ "$f" -eq 0 ] && [ "$u" -eq 0 ] || ok=0
+		check "$k-nobarrier-no-flush" $ok "nobarrier: $f flushes, $u FUA writes for $s fsyncs"
+		for fua in 0 1; do
+			n=$(row "\$1 == \"$k\" && \$5 == \"default\" && \$6 == \"append\" && \$7 == 1 && \$4 == $fua" |
+				awk -F'\t' '{ s += $10; f += $15; u += $16 } END { print s + 0, f + 0, u + 0 }')
+			read -r s f u <<< "$n"
+			# Every fsync flushes; emulated FUA leaves no FUA write.
+			ok=1; [ "$s" -gt 0 ] && [ "$f" -ge "$s" ] || ok=0
+			[ "$fua" = 1 ] || [ "$u" -eq 0 ] || ok=0
+			check "$k-default-flush-per-fsync-fua$fua" $ok \
+				"default, 1-thread append, fua=$fua: $f flushes, $u FUA writes for $s fsyncs"
+		done
+		ok=1; [ -f "$OUT/$k/results.tsv" ] && grep -q "^model" "$OUT/$k/results.tsv" || ok=0
+		for f in ${failed[@]+"${failed[@]}"}; do [ "$f" != "$k" ] || ok=0; done
+		check "$k-model" $ok "flushcost counters equal /sys/block stat and block_rq_issue (guest asserts)"
+	done
+	awk -F'\t' 'NR > 1 { printf "    %s %s fua=%s %-13s %s:%s  %8.1f ops/s  flushes/fsync %.2f  FUA/fsync %.2f  commits/fsync %.2f\n",
+		$1, $2, $3, $4, $5, $6, $8, $13, $16, $18 }' "$OUT/cells.tsv"
+	echo "bench smoke: $(cat "$OUT/wall")s"
+	exit $status
+fi
+
+mkdir -p "$DOCS"
+cp "$OUT/cells.tsv" "$DOCS/bench-$profile.tsv"
+plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "append + fsync, $profile profile: ops/s (median, min-max) against threads"
+report "$OUT/cells.tsv" "$DOCS/bench-$profile.md" "$DOCS/bench-$profile.png"
+log "wrote $DOCS/bench-$profile.md, .tsv, .png ($(cat "$OUT/wall")s)"
+[ ${#failed[@]} -eq 0 ]
