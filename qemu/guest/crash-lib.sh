@@ -31,15 +31,29 @@ crash_setup() {
 	mkdir -p /mnt/fs /mnt/check
 }
 
-# mode_opts MODE: mount options of a mode.
+# mode_opts MODE: mount options of a mode. The unsafe-* modes are the
+# defaults with one jbd2 ordering rule switched off (mode_switch).
 mode_opts() {
 	case $1 in
-	default) echo defaults ;;
+	default|unsafe-data|unsafe-wrap) echo defaults ;;
+	barrier) echo nojournal_csum_order ;;
 	nobarrier) echo nobarrier ;;
 	async-journal) echo journal_async_commit,data=journal ;;
 	async-writeback) echo journal_async_commit,data=writeback ;;
 	*) fail "unknown mode '$1'" ;;
 	esac
+}
+
+# mode_switch MODE 0|1: set the test-only jbd2 parameter of an unsafe-*
+# mode (CONFIG_JBD2_DEBUG); returns 1 if this kernel has none.
+mode_switch() {
+	case $1 in
+	unsafe-data) _param=unsafe_ignore_data ;;
+	unsafe-wrap) _param=unsafe_ignore_wrap ;;
+	*) return 0 ;;
+	esac
+	[ -w "/sys/module/jbd2/parameters/$_param" ] || return 1
+	echo "$2" > "/sys/module/jbd2/parameters/$_param"
 }
 
 # crash_record WORKLOAD MODE: fresh fs on vda, its copy (the base image)
@@ -60,8 +74,15 @@ crash_record() {
 	dm create lw --table "0 $(blockdev --getsz /dev/vda) log-writes /dev/vda /dev/vdb" ||
 		fail "dmsetup create lw"
 	dmesg_mark "crash-mount-$1-$2"
+	if ! mode_switch "$2" 1; then
+		echo "this kernel has no test-only jbd2 switch for $2" > /tmp/mount.err
+		_CRASH_MOUNT_MARK=none
+		dm remove lw
+		return 1
+	fi
 	if ! mount -t "$FS" -o "$_opts" /dev/mapper/lw /mnt/fs 2> /tmp/mount.err; then
 		_CRASH_MOUNT_MARK="crash-mount-$1-$2"
+		mode_switch "$2" 0
 		dm remove lw
 		return 1
 	fi
@@ -71,6 +92,7 @@ crash_record() {
 		--ops "$OPS" --threads "$THREADS" --seed "$SEED" ||
 		fail "crashwork run $1 failed"
 	umount /mnt/fs
+	mode_switch "$2" 0
 	dm remove lw
 }
 

@@ -6,7 +6,8 @@
 #
 # Args: as crash (one workload=, one mode=), plus recipe=POINT:RULE and
 # layout= (the digest of the original log's layout up to POINT, from
-# crash-failures.tsv).
+# crash-failures.tsv). fsck_first=1 also shows what e2fsck -fy makes of
+# the state before any kernel recovered it (on a throw-away snapshot).
 #
 # Exact only if the new log has the original's layout up to POINT (same
 # writes, flushes and marks in the same order), which the layout digest
@@ -49,6 +50,18 @@ LWR_MARK=$(lwreplay info /dev/vdb --entries |
 	awk -v p="$point" '$1 ~ /^[0-9]+$/ && $1 <= p && $5 ~ /MARK/ { m = $6 } END { print m }')
 export LWR_DEV=/dev/vdc LWR_RECIPE="$RECIPE" LWR_POINT="$point" LWR_MARK CRASH_VERBOSE=1
 info "state $RECIPE, last mark '$LWR_MARK'"
+if [ "$(arg fsck_first 0 "$@")" = 1 ]; then
+	dumpe2fs -h /dev/vdc 2>/dev/null | grep -E '^(Journal features|Filesystem features)' |
+		sed 's/^/    /'
+	dmload fsckfirst "0 $CRASH_SECTORS snapshot /dev/vdc $CRASH_COW N 8" ||
+		fail "cannot snapshot /dev/vdc"
+	rc=0
+	e2fsck -fy /dev/mapper/fsckfirst > /tmp/fsck-first 2>&1 || rc=$?
+	info "e2fsck -fy before any kernel recovery: exit $rc"
+	sed -e 's/^/    /' -e 's/WARNING:/Warning:/g' /tmp/fsck-first | head -n 30
+	result fsck-first "$W" "$M" "$RECIPE" "$rc"
+	dm remove fsckfirst
+fi
 rc=0
 /jbd2t/crash-check.sh || rc=$?
 case $rc in
