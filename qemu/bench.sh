@@ -38,15 +38,16 @@ kernel_image() {
 kernel_modes() {
 	case $1 in
 	stock) echo default,nobarrier,async-ordered,async-journal ;;
-	patched) echo default,nobarrier,async-ordered,async-journal ;;
+	# default is journal_csum_order here; nocsum-order is today's commit.
+	patched) echo default,nocsum-order,nobarrier,async-ordered,async-journal ;;
 	esac
 }
 # The reference cells of the ratio columns: this kernel's default and
 # nobarrier modes (the first kernel of the run if it is not there).
 REF_KERNEL=stock
 
-# Profiles: devices (PROFILE:FUA), runs (WORKLOAD:THREADS), seconds per
-# run, runs per cell; the smoke profile also cross-checks the device's
+# Profiles: devices (PROFILE:FUA), runs (WORKLOAD:THREADS[:SECONDS]),
+# default seconds per run, runs per cell; the smoke profile also cross-checks the device's
 # counters with the block tracepoint.
 profile=short
 report_only=0
@@ -61,10 +62,13 @@ esac
 DEVICES=ssd:1,ssd:0,hdd:1,hdd:0
 TRACE=0
 case $profile in
-short) RUNS=append:1,append:16 SECS=1.5 REPS=3 ;;
-long) RUNS=append:1,append:4,append:16,append:64,meta:1,meta:16,fdatasync:1,fdatasync:16,osync:1,osync:16
-	SECS=4 REPS=3 ;;
-smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1 ;;
+# 1-thread counts are exact in any run; 16 threads batch by timing and
+# need more fsyncs for a stable count.
+short) RUNS=append:1:1,append:16:3 SECS=1 REPS=3 ;;
+long) RUNS=append:1:2,append:4,append:16,append:64,meta:1:2,meta:16,fdatasync:1:2,fdatasync:16
+	RUNS+=,osync:1:2,osync:16 SECS=3 REPS=3 ;;
+smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
+	SMOKE_MODES=default,nobarrier ;;
 esac
 SECS=${BENCH_SECS:-${SECS:-1}}
 REPS=${BENCH_REPS:-${REPS:-1}}
@@ -75,8 +79,9 @@ DOCS=${BENCH_OUT:-$TOP/docs/results}
 # ---- aggregation ------------------------------------------------------
 # cells RESULTS.TSV: one row per cell (kernel profile fua mode workload
 # threads) over its runs: n, ops/s median/min/max, p50 and p99 median (us),
-# flushes per fsync median/min/max, FUA per fsync, commits per flush,
-# commits per fsync, writes per fsync (medians), fsync calls (sum).
+# flushes per fsync over all runs (their sums) with the runs' min/max,
+# then, also over all runs, FUA writes per fsync, commits per flush,
+# commits per fsync, writes per fsync, and the fsync calls.
 cells() {
 	awk -F'\t' -v OFS='\t' '
 	# median of the values in v[1..n] (sorted in place)
@@ -98,11 +103,8 @@ cells() {
 		syncs = $10; fl = $15; fu = $16; wr = $17; cm = $18
 		put("ops", key, $12); put("p50", key, $13); put("p99", key, $14)
 		put("fpf", key, syncs ? fl / syncs : 0)
-		put("upf", key, syncs ? fu / syncs : 0)
-		put("cpf", key, fl ? cm / fl : -1)
-		put("cps", key, syncs ? cm / syncs : 0)
-		put("wps", key, syncs ? wr / syncs : 0)
-		total[key] += syncs
+		total[key] += syncs; tfl[key] += fl; tfu[key] += fu; twr[key] += wr; tcm[key] += cm
+		if ($20 != "" && $20 != "-") { hasord[key] = 1; tord[key] += $20; tfull[key] += $21 }
 	}
 	END {
 		for (k = 1; k <= nkeys; k++) {
@@ -111,16 +113,17 @@ cells() {
 			stat("ops", key); line = line OFS sprintf("%.1f\t%.1f\t%.1f", med, lo, hi)
 			stat("p50", key); line = line OFS sprintf("%.0f", med)
 			stat("p99", key); line = line OFS sprintf("%.0f", med)
-			stat("fpf", key); line = line OFS sprintf("%.3f\t%.3f\t%.3f", med, lo, hi)
-			stat("upf", key); line = line OFS sprintf("%.3f", med)
-			stat("cpf", key); line = line OFS (med < 0 ? "-" : sprintf("%.3f", med))
-			stat("cps", key); line = line OFS sprintf("%.3f", med)
-			stat("wps", key); line = line OFS sprintf("%.2f", med)
-			print line, total[key]
+			t = total[key]
+			stat("fpf", key); line = line OFS sprintf("%.3f\t%.3f\t%.3f", t ? tfl[key] / t : 0, lo, hi)
+			line = line OFS sprintf("%.3f", t ? tfu[key] / t : 0)
+			line = line OFS (tfl[key] ? sprintf("%.3f", tcm[key] / tfl[key]) : "-")
+			line = line OFS sprintf("%.3f\t%.2f", t ? tcm[key] / t : 0, t ? twr[key] / t : 0)
+			o = tord[key] + tfull[key]
+			print line, t, (hasord[key] && o ? sprintf("%.3f", tord[key] / o) : "-")
 		}
 	}' "$1"
 }
-CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs"
+CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share"
 
 # ---- report -----------------------------------------------------------
 # table CELLS.TSV PROFILE FUA WORKLOAD REF: the markdown table of one
@@ -139,18 +142,19 @@ table() {
 	}
 	END {
 		if (!n) exit
-		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | p50 ms | p99 ms |"
-		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | p50 ms | p99 ms |"
+		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 		# stable sort by threads, keeping run order within a thread count
 		for (i = 1; i <= n; i++) idx[i] = i
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && th[idx[j - 1]] + 0 > th[idx[j]] + 0; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
 		for (i = 1; i <= n; i++) {
 			split(row[idx[i]], c, "\t")
-			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s |\n",
+			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s |\n",
 				c[6], c[1], c[4], span(c[8], c[9], c[10], "%.0f"),
 				ratio(c[8], refd[c[6]]), ratio(c[8], refn[c[6]]),
-				span(c[13], c[14], c[15], "%.2f"), c[16], c[17], c[18], ms(c[11]), ms(c[12])
+				span(c[13], c[14], c[15], "%.2f"), c[16], c[17], c[18],
+				(c[21] == "-" || c[21] == "" ? "-" : sprintf("%.0f%%", 100 * c[21])), ms(c[11]), ms(c[12])
 		}
 	}' "$1"
 }
@@ -158,7 +162,8 @@ table() {
 # mode_index MODE: a stable colour number for a mode.
 mode_index() {
 	local i=1 m
-	for m in default nobarrier async-ordered async-journal async-writeback; do
+	for m in default nobarrier async-ordered async-journal async-writeback \
+		csum-order nocsum-order; do
 		[ "$m" != "$1" ] || { echo $i; return; }
 		i=$((i + 1))
 	done
@@ -212,9 +217,11 @@ report() {
 		echo "# Flush-cost benchmark, $profile profile"
 		echo
 		echo "Written by \`qemu/bench.sh --$profile\` ($(date -u +%Y-%m-%d)); how to read it:"
-		echo "[docs/benchmark.md](../benchmark.md). Each cell ran $REPS times for ${SECS} s"
-		echo "(median, min-max); times come from QEMU TCG on a shared 2-core machine and"
-		echo "are noisy, the counts per fsync are not."
+		echo "[docs/benchmark.md](../benchmark.md). Each cell ran $REPS times (runs"
+		echo "\`$RUNS\`: workload:threads[:seconds], default ${SECS} s). ops/s and"
+		echo "latencies are medians of the runs (min-max); counts per fsync are over all"
+		echo "runs (min-max of the runs). Times come from QEMU TCG on a shared 2-core"
+		echo "machine and are noisy; the counts are not."
 		echo
 		for k in $KERNELS; do
 			echo "- $k: \`$(cat "$OUT/$k.release")\`"
@@ -268,7 +275,7 @@ compare() {
 			if (!(k in fb)) { printf "%-44s %10.3f %10s\n", k, fa[k], "missing"; bad++; continue }
 			d = (fa[k] == fb[k]) ? 0 : (fa[k] + fb[k] > 0 ? 200 * (fa[k] - fb[k]) / (fa[k] + fb[k]) : 0)
 			if (d < 0) d = -d
-			printf "%-44s %10.3f %10.3f %7.1f%%%s\n", k, fa[k], fb[k], d, d > 5 ? "  <-- more than 5%" : ""
+			printf "%-44s %10.3f %10.3f %7.1f%%%s\n", k, fa[k], fb[k], d, (d > 5 ? "  <-- more than 5%" : "")
 			if (d > 5) bad++
 		}
 		printf "\n%d cells, %d differ by more than 5%% in flushes per fsync\n", n, bad
@@ -283,7 +290,8 @@ fi
 
 # ---- run --------------------------------------------------------------
 if [ $report_only = 1 ]; then
-	[ $profile != smoke ] && [ -f "$OUT/cells.tsv" ] || die "no $OUT/cells.tsv to report"
+	if [ $profile = smoke ] || [ ! -f "$OUT/results.tsv" ]; then die "no $OUT/results.tsv to report"; fi
+	{ echo "$CELLS_HEADER"; cells "$OUT/results.tsv"; } > "$OUT/cells.tsv"
 	mkdir -p "$DOCS"
 	cp "$OUT/cells.tsv" "$DOCS/bench-$profile.tsv"
 	plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "append + fsync, $profile profile: ops/s (median, min-max) against threads"
@@ -308,7 +316,6 @@ mkdir -p "$OUT"
 "$TOP/qemu/mkinitramfs.sh" "$BUILD/initramfs/initramfs.cpio.gz"
 make -s -C "$TOP/tools" guest
 ndev=$(tr , '\n' <<< "$DEVICES" | wc -l)
-nruns=$(tr , '\n' <<< "$RUNS" | wc -l)
 start=$(date +%s)
 failed=()
 for k in $KERNELS; do
@@ -317,11 +324,11 @@ for k in $KERNELS; do
 	kb=$(cd "$(dirname "$img")/../../.." && pwd)
 	cp "$kb/include/config/kernel.release" "$OUT/$k.release"
 	cp "$kb/.config" "$OUT/$k.config"
-	modes=$(kernel_modes "$k")
+	modes=${SMOKE_MODES:-$(kernel_modes "$k")}
 	nmodes=$(tr , '\n' <<< "$modes" | wc -l)
 	# Generous: TCG on a shared machine can be several times slower.
-	timeout=$(awk -v d="$ndev" -v m="$nmodes" -v r="$nruns" -v n="$REPS" -v s="$SECS" \
-		'BEGIN { printf "%d", 600 + 3 * d * m * (30 + r * n * (s + 4)) }')
+	timeout=$(tr , '\n' <<< "$RUNS" | awk -F: -v d="$ndev" -v m="$nmodes" -v n="$REPS" -v s="$SECS" \
+		'{ t += ($3 == "" ? s : $3) + 4 } END { printf "%d", 600 + 3 * d * m * (30 + n * t) }')
 	log "$k kernel ($(cat "$OUT/$k.release")): devices $DEVICES, modes $modes, runs $RUNS, ${SECS}s x $REPS"
 	progress "$OUT/$k/console.log" &
 	progpid=$!

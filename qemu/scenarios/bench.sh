@@ -14,8 +14,9 @@
 #                                     makes the block layer emulate FUA
 #   modes=default,nobarrier,async-ordered,async-journal  (see mode_opts)
 #   runs=append:1,append:4,append:16,append:64,meta:1,fdatasync:1,osync:1
-#                                     WORKLOAD:THREADS
-#   secs=3 reps=3                     seconds per run, runs per cell
+#                                     WORKLOAD:THREADS[:SECS]
+#   secs=3 reps=3                     seconds per run (unless the run
+#                                     says), runs per cell
 #   size=1024 cache=64                null_blk size and cache (MB)
 #   trace=0                           1: also count flushes and FUA writes
 #                                     with the block_rq_issue tracepoint
@@ -27,7 +28,9 @@
 # Rows (results.tsv): device PROFILE FUA FLUSH_US WRITE_CACHE FUA_SYSFS;
 # fs PROFILE FUA MODE FEATURES JOURNAL_CSUM; refused PROFILE FUA MODE MSG;
 # run PROFILE FUA MODE WORKLOAD THREADS REP OPS SYNCS SECS OPS_PER_SEC
-#     P50_US P99_US FLUSHES FUA WRITES COMMITS CHARGED_US;
+#     P50_US P99_US FLUSHES FUA WRITES COMMITS CHARGED_US ORDERED FULL
+#     (the last two: commits sent checksum-ordered / with a full barrier,
+#     "-" on a kernel without the series);
 # model PROFILE FUA FC_FLUSH STAT_FLUSH FC_FUA TRACE_FLUSH TRACE_FUA.
 #
 # jbd2t-modules: flushcost
@@ -58,6 +61,10 @@ mode_opts() {
 	async-ordered) echo journal_async_commit ;;
 	async-journal) echo journal_async_commit,data=journal ;;
 	async-writeback) echo journal_async_commit,data=writeback ;;
+	# The series: checksum-ordered commits (its default with
+	# metadata_csum), and the old full barrier on the patched kernel.
+	csum-order) echo journal_csum_order ;;
+	nocsum-order) echo nojournal_csum_order ;;
 	*) fail "unknown mode '$1'" ;;
 	esac
 }
@@ -104,29 +111,40 @@ trace_counts() {
 	} END { print f + 0, u + 0 }' $T/trace
 }
 
-# measure PROFILE FUA MODE WORKLOAD THREADS REP: one fsyncbench run in a
-# fresh directory; its files are created and synced before counting.
+# pair_diff "A B" "C D": "C-A D-B", or "- -" if there are no numbers.
+pair_diff() {
+	case "$1" in -*) echo "- -"; return ;; esac
+	echo "$(( ${2% *} - ${1% *} )) $(( ${2#* } - ${1#* } ))"
+}
+
+# measure PROFILE FUA MODE WORKLOAD THREADS REP SECS: one fsyncbench run
+# in a fresh directory; its files are created and synced before counting.
 seq=0
 measure() {
 	seq=$((seq + 1))
 	_dir=$MNT/r$seq
+	_secs=$7
+	set -- "$1" "$2" "$3" "$4" "$5" "$6"
 	mkdir "$_dir"
-	fsyncbench --workload "$4" --threads "$5" --dir "$_dir" --duration "$SECS" \
+	fsyncbench --workload "$4" --threads "$5" --dir "$_dir" --duration "$_secs" \
 		--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
 	sync -f "$_dir"
+	_ord0=$(jbd2_orderings $DEV)
 	# shellcheck disable=SC2046  # five numbers
 	set -- "$@" $(counters)
 	[ $# -eq 11 ] || fail "cannot read the device counters"
-	_line=$(fsyncbench --workload "$4" --threads "$5" --dir "$_dir" --duration "$SECS" \
+	_line=$(fsyncbench --workload "$4" --threads "$5" --dir "$_dir" --duration "$_secs" \
 		--tag "$1:$2:$3") || fail "fsyncbench failed: $_line"
 	# shellcheck disable=SC2046
 	set -- "$@" $(counters)
 	[ $# -eq 16 ] || fail "cannot read the device counters"
+	_ord=$(pair_diff "$_ord0" "$(jbd2_orderings $DEV)")
 	# ${7}..${11} before the run, ${12}..${16} after
+	# shellcheck disable=SC2086  # $_ord is two words
 	result run "$1" "$2" "$3" "$4" "$5" "$6" "$(kv ops "$_line")" "$(kv syncs "$_line")" \
 		"$(kv secs "$_line")" "$(kv ops_per_sec "$_line")" "$(kv p50_us "$_line")" \
 		"$(kv p99_us "$_line")" $((${12} - ${7})) $((${13} - ${8})) $((${14} - ${9})) \
-		$((${15} - ${10})) $((${16} - ${11}))
+		$((${15} - ${10})) $((${16} - ${11})) $_ord
 	rm -rf "$_dir"
 }
 
@@ -153,9 +171,12 @@ device() {
 			"$(dumpe2fs -h /dev/$DEV 2>/dev/null | sed -n 's/^Journal checksum type: *//p')"
 		info "$1 fua=$2 $_mode: $(mount_opts $MNT)"
 		for _run in $(echo "$RUNS" | tr , ' '); do
+			# WORKLOAD:THREADS[:SECS]
+			_w=${_run%%:*} _t=${_run#*:} _s=$SECS
+			case $_t in *:*) _s=${_t#*:} _t=${_t%%:*} ;; esac
 			_rep=1
 			while [ $_rep -le "$REPS" ]; do
-				measure "$1" "$2" "$_mode" "${_run%:*}" "${_run#*:}" $_rep
+				measure "$1" "$2" "$_mode" "$_w" "$_t" $_rep "$_s"
 				_rep=$((_rep + 1))
 			done
 		done
