@@ -11,6 +11,7 @@
 static const char *const names[] = {
 	[FB_APPEND] = "append", [FB_META] = "meta",
 	[FB_FDATASYNC] = "fdatasync", [FB_OSYNC] = "osync",
+	[FB_CREATE] = "create",
 };
 
 const char *fb_workload_name(enum fb_workload w)

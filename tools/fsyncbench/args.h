@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum fb_workload { FB_APPEND, FB_META, FB_FDATASYNC, FB_OSYNC };
+enum fb_workload { FB_APPEND, FB_META, FB_FDATASYNC, FB_OSYNC, FB_CREATE };
 
 #define FB_MAX_THREADS	256
 

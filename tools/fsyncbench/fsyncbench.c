@@ -27,6 +27,7 @@ static void usage(FILE *out)
 "  append     write(bs) at the end of the thread's file + fsync\n"
 "  meta       create + write(bs) + fsync tmp file, rename over the\n"
 "             thread's file, fsync the directory (2 syncs per op)\n"
+"  create     as meta without the write: empty files, metadata only\n"
 "  fdatasync  overwrite bs in a preallocated file (written and synced\n"
 "             before the clock starts) + fdatasync\n"
 "  osync      write(bs) at the end of a file opened O_SYNC\n"

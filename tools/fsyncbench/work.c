@@ -6,6 +6,7 @@
  *   append     write(bs) at the end of the thread's file, fsync
  *   meta       create tmp, write(bs), fsync, rename over the thread's
  *              file, fsync the directory (2 syncs per op)
+ *   create     the same without the write (metadata-only commits)
  *   fdatasync  overwrite bs in a preallocated (written, synced) file,
  *              sequentially and wrapping, fdatasync
  *   osync      write(bs) at the end of a file opened O_SYNC
@@ -91,7 +92,7 @@ static int prepare(struct fb_thread *th)
 	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND;
 	struct stat st;
 
-	if (o->workload == FB_META)
+	if (o->workload == FB_META || o->workload == FB_CREATE)
 		return 0;
 	if (o->workload == FB_OSYNC)
 		flags |= O_SYNC;
@@ -124,10 +125,12 @@ static int one_op(struct fb_thread *th)
 		th->syncs++;
 		break;
 	case FB_META:
-		snprintf(tmp, sizeof(tmp), "fb-meta-%u.tmp", th->id);
-		snprintf(final, sizeof(final), "fb-meta-%u", th->id);
+	case FB_CREATE:
+		snprintf(tmp, sizeof(tmp), "fb-%s-%u.tmp", fb_workload_name(o->workload), th->id);
+		snprintf(final, sizeof(final), "fb-%s-%u", fb_workload_name(o->workload), th->id);
 		CALL(th, "open", fd = openat(th->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644));
-		if (write_all(th, fd, 0, true)) {
+		/* create: no data, so every commit is metadata only */
+		if (o->workload == FB_META && write_all(th, fd, 0, true)) {
 			close(fd);
 			return -1;
 		}

@@ -201,6 +201,7 @@ static void t_run_append_size(struct tt *t)
 }
 
 static void t_run_meta(struct tt *t) { run_one(t, FB_META, 3, 2); }
+static void t_run_create(struct tt *t) { run_one(t, FB_CREATE, 2, 2); }
 static void t_run_fdatasync(struct tt *t) { run_one(t, FB_FDATASYNC, 2, 1); }
 static void t_run_osync(struct tt *t) { run_one(t, FB_OSYNC, 2, 1); }
 
@@ -314,7 +315,7 @@ static void t_exit_codes(struct tt *t)
 static const struct tt_case cases[] = {
 	TT_CASE(t_args_defaults), TT_CASE(t_args_all), TT_CASE(t_args_help),
 	TT_CASE(t_args_bad), TT_CASE(t_hist_index), TT_CASE(t_hist_quantile),
-	TT_CASE(t_run_append), TT_CASE(t_run_append_size), TT_CASE(t_run_meta),
+	TT_CASE(t_run_append), TT_CASE(t_run_append_size), TT_CASE(t_run_meta), TT_CASE(t_run_create),
 	TT_CASE(t_run_fdatasync), TT_CASE(t_run_osync), TT_CASE(t_run_prepare), TT_CASE(t_run_duration),
 	TT_CASE(t_run_independent), TT_CASE(t_run_prepare_fails),
 	TT_CASE(t_run_baddir), TT_CASE(t_exit_codes), { 0 }
