@@ -81,7 +81,7 @@ check: tree
 
 # Build products only; the kernel tree (and any unexported commits) stays.
 clean:
-	rm -rf build/kunit build/bisect build/lint build/check build/results build/disks build/initramfs
+	rm -rf build/kunit build/bisect build/lint build/check build/results build/disks build/initramfs build/modules
 
 distclean:
 	@git -C build/linux worktree prune 2>/dev/null || true

@@ -221,7 +221,8 @@ report() {
 		echo "\`$RUNS\`: workload:threads[:seconds], default ${SECS} s). ops/s and"
 		echo "latencies are medians of the runs (min-max); counts per fsync are over all"
 		echo "runs (min-max of the runs). Times come from QEMU TCG on a shared 2-core"
-		echo "machine and are noisy; the counts are not."
+		echo "machine and are noisy; the counts are not (how stable they are across"
+		echo "runs: [bench-stability.md](bench-stability.md))."
 		echo
 		for k in $KERNELS; do
 			echo "- $k: \`$(cat "$OUT/$k.release")\`"
