@@ -66,7 +66,7 @@ case $profile in
 # need more fsyncs for a stable count.
 short) RUNS=append:1:1,append:16:3 SECS=1 REPS=3 ;;
 long) RUNS=append:1:2,append:4,append:16,append:64,meta:1:2,meta:16,fdatasync:1:2,fdatasync:16
-	RUNS+=,osync:1:2,osync:16 SECS=3 REPS=3 ;;
+	RUNS+=,osync:1:2,osync:16,create:1:2,create:16 SECS=3 REPS=3 ;;
 smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
 	SMOKE_MODES=default,nobarrier ;;
 esac
@@ -249,8 +249,8 @@ report() {
 			local name=${d%:*} fua=${d#*:}
 			echo
 			echo "## $name, $(case $name in ssd) echo 1 ;; hdd) echo 8 ;; esac) ms per flush or FUA write, $([ "$fua" = 1 ] && echo "native FUA" || echo "FUA emulated (write + flush)")"
-			for w in append meta fdatasync osync; do
-				awk -F'\t' -v P="$name" -v F="$fua" -v W="$w" 'NR > 1 && $2 == P && $3 == F && $5 == W { f = 1 } END { exit !f }' "$cells" || continue
+			# Workloads in run order.
+			for w in $(awk -F'\t' -v P="$name" -v F="$fua" 'NR > 1 && $2 == P && $3 == F && !seen[$5]++ { print $5 }' "$cells"); do
 				echo
 				echo "### $w"
 				echo
