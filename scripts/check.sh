@@ -36,6 +36,9 @@ step tools make -C "$TOP/tools" -j"$JOBS" host guest test
 step kunit "$TOP/kunit-tests/run.sh" run
 step guest-barriers "$TOP/qemu/scenario.sh" barrier-defaults
 step guest-runner-selftest "$TOP/qemu/selftest.sh"
+# The flush-cost model and its counters (no timings): nobarrier sends no
+# flush, the default at least one per fsync, counts agree with the device.
+step bench-smoke "$TOP/qemu/bench.sh" --smoke
 # About 3,300 crash states, ~13 minutes: 0 failures on default mounts, at
 # least one from each negative control (nobarrier).
 step crash-harness "$TOP/qemu/crash-harness.sh" --quick
