@@ -23,6 +23,17 @@
  * data and the volatile cache; it sees the same flushes and FUA writes.
  *
  * Counters (read-only module parameters): nr_flush, nr_fua, charged_us.
+ *
+ * Faults (fault-injection tests, qemu/scenarios/fault.sh), module
+ * parameters writable at any time in /sys/module/flushcost/parameters/:
+ *   fail_flush=N           the next N cache flushes fail with BLK_STS_IOERR
+ *                          (-1: every flush fails until set back to 0)
+ *   fail_write=N           the same for writes, FUA writes included
+ *   drop_write=1           writes and flushes are acknowledged and not done:
+ *                          a device that silently loses them
+ * A failed or dropped operation never reaches the lower device and is not
+ * charged; reads always go through. Counters: nr_flush_failed,
+ * nr_write_failed, nr_dropped (writes and flushes dropped).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -52,6 +63,23 @@ MODULE_PARM_DESC(nr_fua, "FUA writes completed (read-only counter)");
 module_param(charged_us, ulong, 0444);
 MODULE_PARM_DESC(charged_us, "time charged so far (read-only counter, microseconds)");
 
+static int fail_flush, fail_write;
+module_param(fail_flush, int, 0644);
+MODULE_PARM_DESC(fail_flush, "fail the next N flushes (-1: all, 0: none)");
+module_param(fail_write, int, 0644);
+MODULE_PARM_DESC(fail_write, "fail the next N writes (-1: all, 0: none)");
+static bool drop_write;
+module_param(drop_write, bool, 0644);
+MODULE_PARM_DESC(drop_write, "acknowledge writes and flushes without doing them");
+
+static unsigned long nr_flush_failed, nr_write_failed, nr_dropped;
+module_param(nr_flush_failed, ulong, 0444);
+MODULE_PARM_DESC(nr_flush_failed, "flushes failed by fail_flush (read-only counter)");
+module_param(nr_write_failed, ulong, 0444);
+MODULE_PARM_DESC(nr_write_failed, "writes failed by fail_write (read-only counter)");
+module_param(nr_dropped, ulong, 0444);
+MODULE_PARM_DESC(nr_dropped, "writes and flushes dropped by drop_write (read-only counter)");
+
 #define FC_MAX_SECTORS	1024	/* 512 KiB: at most 129 single-page segments */
 
 struct fc_cmd {
@@ -65,7 +93,7 @@ static struct {
 	struct blk_mq_tag_set set;
 	struct gendisk *disk;
 	struct workqueue_struct *wq;
-	spinlock_t lock;	/* protects busy_until and the counters */
+	spinlock_t lock;	/* protects busy_until, the counters, the fault knobs */
 	ktime_t busy_until;	/* end of the last charged operation */
 } fc;
 
@@ -136,10 +164,46 @@ static blk_status_t fc_rw(struct request *rq)
 	return errno_to_blk_status(err);
 }
 
+enum fc_fault { FC_DO, FC_FAIL, FC_DROP };
+
+/*
+ * Is this write or flush hit by a fault? Consumes one of a counted
+ * fail_flush/fail_write and counts the hit. A knob written from sysfs
+ * while an operation consumes it may lose that one step: arm faults
+ * while the device is quiet, or where that does not matter.
+ */
+static enum fc_fault fc_fault(int *knob, unsigned long *failed)
+{
+	enum fc_fault f = FC_DO;
+
+	spin_lock(&fc.lock);
+	if (READ_ONCE(drop_write)) {
+		nr_dropped++;
+		f = FC_DROP;
+	} else if (*knob) {
+		if (*knob > 0)
+			(*knob)--;
+		(*failed)++;
+		f = FC_FAIL;
+	}
+	spin_unlock(&fc.lock);
+	return f;
+}
+
 static void fc_work(struct work_struct *work)
 {
 	struct request *rq = blk_mq_rq_from_pdu(container_of(work, struct fc_cmd, work));
+	enum fc_fault f = FC_DO;
 	blk_status_t st;
+
+	if (req_op(rq) == REQ_OP_FLUSH)
+		f = fc_fault(&fail_flush, &nr_flush_failed);
+	else if (req_op(rq) == REQ_OP_WRITE)
+		f = fc_fault(&fail_write, &nr_write_failed);
+	if (f != FC_DO) {
+		blk_mq_end_request(rq, f == FC_FAIL ? BLK_STS_IOERR : BLK_STS_OK);
+		return;
+	}
 
 	switch (req_op(rq)) {
 	case REQ_OP_FLUSH:
