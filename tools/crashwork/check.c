@@ -120,11 +120,15 @@ static void cw_check_data(struct cw_check *check, const struct cw_promise *p,
 	close(fd);
 }
 
-static void cw_check_name(struct cw_check *check, const struct cw_promise *p)
+static void cw_check_name(struct cw_check *check, const struct cw_promise *p,
+			  enum cw_later_op later_op)
 {
 	struct stat st;
 	int ret = fstatat(check->dirfd, p->path, &st, AT_SYMLINK_NOFOLLOW);
 
+	/* A directory removed by a later operation may be gone already. */
+	if (p->kind == CW_PROMISE_DIR && ret && later_op == CW_LATER_UNLINK)
+		return;
 	if (p->kind == CW_PROMISE_DIR && (ret || !S_ISDIR(st.st_mode)))
 		cw_report(check, &check->lost, "lost", p->path, CW_NO_RECORD,
 			  "synced directory is missing");
@@ -198,7 +202,7 @@ int cw_check_promises(struct cw_check *check, const struct cw_oracle *oracle)
 		if (p->kind == CW_PROMISE_DATA)
 			cw_check_data(check, p, later_op);
 		else
-			cw_check_name(check, p);
+			cw_check_name(check, p, later_op);
 	}
 	free(sorted);
 	return 0;

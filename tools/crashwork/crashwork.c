@@ -23,6 +23,8 @@ enum {
 	CW_EXIT_USAGE = 2,
 	CW_EXIT_ERROR = 3,	/* run: a syscall failed; check: cannot check */
 	CW_EXIT_EXPOSED = 4,	/* check: no promise broken, foreign data seen */
+	CW_EXIT_SYNC = 5,	/* run: an fsync/fdatasync failed (the oracle
+				 * holds what was acknowledged before it) */
 };
 
 static void usage(FILE *out)
@@ -38,6 +40,13 @@ static void usage(FILE *out)
 "  -n, --ops N             operations per thread (default 50)\n"
 "  -t, --threads N         threads, append only (default 1, max 64)\n"
 "  -s, --seed N            random seed (default 1)\n"
+"  -A, --arm-after N       after mark N, write the --arm values: a fault\n"
+"                          starts at a known point (mark N closes the\n"
+"                          promises made before the fault)\n"
+"  -a, --arm FILE=VALUE    what to write (at offset 0; up to 4, in order),\n"
+"                          e.g. /sys/module/flushcost/parameters/fail_flush=-1\n"
+"The run stops at the first failing call; promises are only written for\n"
+"operations whose syncs all returned 0.\n"
 "\n"
 "check: hold the files in DIR to the promises made before mark MARK\n"
 "(all of them without --upto, none with an empty MARK), then look in\n"
@@ -52,12 +61,15 @@ static void usage(FILE *out)
 "\n"
 "exit: 0 ok, 1 a promise was broken (check), 2 usage, 3 error (run: a\n"
 "system call failed; check: cannot check), 4 foreign data in a file but\n"
-"no promise broken (check).\n");
+"no promise broken (check), 5 an fsync or fdatasync failed (run; the\n"
+"summary line says which and why).\n");
 }
 
 struct cw_args {
 	const char *dir, *oracle, *mark_target, *upto;
-	unsigned long ops, max_report;
+	unsigned long ops, max_report, arm_after;
+	struct cw_arm arm[CW_MAX_ARM];
+	unsigned int nr_arm;
 	unsigned int threads;
 	unsigned long long seed;
 };
@@ -87,6 +99,8 @@ static int parse_args(int argc, char **argv, struct cw_args *args)
 		{ "seed", required_argument, NULL, 's' },
 		{ "upto", required_argument, NULL, 'u' },
 		{ "max-report", required_argument, NULL, 'r' },
+		{ "arm-after", required_argument, NULL, 'A' },
+		{ "arm", required_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,7 +109,7 @@ static int parse_args(int argc, char **argv, struct cw_args *args)
 
 	*args = (struct cw_args){ .ops = 50, .threads = 1, .seed = 1,
 				  .max_report = 10 };
-	while ((c = getopt_long(argc, argv, "d:o:m:n:t:s:u:r:h", options,
+	while ((c = getopt_long(argc, argv, "d:o:m:n:t:s:u:r:A:a:h", options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'd': args->dir = optarg; break;
@@ -123,6 +137,25 @@ static int parse_args(int argc, char **argv, struct cw_args *args)
 				return -1;
 			args->max_report = v;
 			break;
+		case 'A':
+			if (parse_number(optarg, "--arm-after", 10000000, &v) || !v) {
+				fprintf(stderr, "crashwork: --arm-after is 1..10000000\n");
+				return -1;
+			}
+			args->arm_after = v;
+			break;
+		case 'a': {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || args->nr_arm == CW_MAX_ARM) {
+				fprintf(stderr, "crashwork: --arm FILE=VALUE, at most %d\n",
+					CW_MAX_ARM);
+				return -1;
+			}
+			*eq = '\0';
+			args->arm[args->nr_arm++] = (struct cw_arm){ optarg, eq + 1 };
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(CW_EXIT_OK);
@@ -132,6 +165,10 @@ static int parse_args(int argc, char **argv, struct cw_args *args)
 	}
 	if (!args->dir || !args->oracle) {
 		fprintf(stderr, "crashwork: --dir and --oracle are required\n");
+		return -1;
+	}
+	if (!args->arm_after != !args->nr_arm) {
+		fprintf(stderr, "crashwork: --arm-after and --arm go together\n");
 		return -1;
 	}
 	return 0;
@@ -144,10 +181,13 @@ static int cmd_run(const struct cw_workload *w, const struct cw_args *args)
 		.ops = args->ops,
 		.threads = args->threads,
 		.seed = args->seed,
+		.arm_after = args->arm_after,
+		.nr_arm = args->nr_arm,
 		.lock = PTHREAD_MUTEX_INITIALIZER,
 	};
 	int ret;
 
+	memcpy(work.arm, args->arm, sizeof(work.arm));
 	work.dirfd = open(args->dir, O_RDONLY | O_DIRECTORY);
 	if (work.dirfd < 0) {
 		perror(args->dir);
@@ -162,9 +202,23 @@ static int cmd_run(const struct cw_workload *w, const struct cw_args *args)
 	ret = w->run(&work);
 	fclose(work.oracle);
 	close(work.dirfd);
-	printf("crashwork: %s: %lu marks%s%s\n", w->name, work.next_mark,
-	       ret ? ", failed: " : "", ret ? strerror(work.error) : "");
-	return ret ? CW_EXIT_ERROR : CW_EXIT_OK;
+	/* One line for scripts: marks, where the fault was armed, what failed. */
+	printf("crashwork: %s: %lu marks", w->name, work.next_mark);
+	if (work.armed_at)
+		printf(", armed after m%06lu", work.armed_at);
+	if (ret && work.error)
+		printf(", failed: %s: %s", work.error_call, strerror(work.error));
+	else if (ret)
+		printf(", failed");
+	printf("\n");
+	if (!ret && work.arm_after && !work.armed_at) {
+		fprintf(stderr, "crashwork: only %lu marks: the fault was never armed\n",
+			work.next_mark);
+		return CW_EXIT_ERROR;
+	}
+	if (ret)
+		return work.sync_failed ? CW_EXIT_SYNC : CW_EXIT_ERROR;
+	return CW_EXIT_OK;
 }
 
 static int cmd_check(const struct cw_args *args)

@@ -65,10 +65,35 @@ static int cw_fail(struct cw_work *work, const char *what, const char *path)
 
 	fprintf(stderr, "crashwork: %s %s: %s\n", what, path, strerror(err));
 	pthread_mutex_lock(&work->lock);
-	if (!work->error)
+	if (!work->error) {
 		work->error = err;
+		work->error_call = what;
+		work->sync_failed = !strcmp(what, "fsync") ||
+				    !strcmp(what, "fdatasync");
+	}
 	pthread_mutex_unlock(&work->lock);
 	return -1;
+}
+
+/* Write each armed value to its file: the fault starts here. */
+static int cw_arm_fault(struct cw_work *work)
+{
+	for (unsigned int i = 0; i < work->nr_arm; i++) {
+		const struct cw_arm *a = &work->arm[i];
+		size_t len = strlen(a->value);
+		int fd = open(a->path, O_WRONLY);
+
+		if (fd < 0 || write(fd, a->value, len) != (ssize_t)len) {
+			fprintf(stderr, "crashwork: cannot arm %s=%s: %s\n",
+				a->path, a->value, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	work->armed_at = work->next_mark;
+	return 0;
 }
 
 /* dmsetup message <target> 0 mark <name>: a named point in the log. */
@@ -104,6 +129,10 @@ static int cw_commit(struct cw_work *work, const struct cw_promises *p)
 			work->mark_target);
 		ret = -1;
 	}
+	/* A fault armed after mark N: promises up to mark N are owed. */
+	if (!ret && work->arm_after && work->next_mark == work->arm_after &&
+	    cw_arm_fault(work))
+		ret = -1;
 	pthread_mutex_unlock(&work->lock);
 	return ret;
 }
@@ -305,6 +334,61 @@ static int cw_run_churn(struct cw_work *work)
 	return 0;
 }
 
+/*
+ * (f) metadata only: create empty files, mkdir, rename, rmdir, each op
+ * made durable by one directory fsync. No data block is written in place,
+ * so with journal checksums every commit may be checksum-ordered.
+ */
+static int cw_names_op(struct cw_work *work, unsigned long op,
+		       struct cw_promises *p)
+{
+	char name[24], old[24];
+	int fd;
+
+	switch (op % 3) {
+	case 0:
+		snprintf(name, sizeof(name), "f%lu", op);
+		fd = openat(work->dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		if (fd < 0)
+			return cw_fail(work, "create", name);
+		close(fd);
+		cw_promise(p, "data %s %" PRIu64 " 0 0 1\n", name,
+			   cw_new_fileid(work));
+		break;
+	case 1:
+		snprintf(name, sizeof(name), "d%lu", op);
+		if (mkdirat(work->dirfd, name, 0755))
+			return cw_fail(work, "mkdir", name);
+		cw_promise(p, "dir %s\n", name);
+		break;
+	case 2:
+		/* f(op-2) becomes g(op-2); d(op-1) goes. */
+		snprintf(old, sizeof(old), "f%lu", op - 2);
+		snprintf(name, sizeof(name), "g%lu", op - 2);
+		if (renameat(work->dirfd, old, work->dirfd, name))
+			return cw_fail(work, "rename", old);
+		cw_promise(p, "absent %s\ndata %s %" PRIu64 " 0 0 1\n", old,
+			   name, cw_new_fileid(work));
+		snprintf(name, sizeof(name), "d%lu", op - 1);
+		if (unlinkat(work->dirfd, name, AT_REMOVEDIR))
+			return cw_fail(work, "rmdir", name);
+		cw_promise(p, "absent %s\n", name);
+		break;
+	}
+	return cw_sync_dir(work);
+}
+
+static int cw_run_names(struct cw_work *work)
+{
+	for (unsigned long op = 0; op < work->ops; op++) {
+		struct cw_promises p = { .len = 0 };
+
+		if (cw_names_op(work, op, &p) || cw_commit(work, &p))
+			return -1;
+	}
+	return 0;
+}
+
 /* (e) the database pattern: overwrite records of a preallocated file. */
 #define CW_DB_RECORDS	64
 
@@ -356,6 +440,8 @@ const struct cw_workload cw_workloads[] = {
 	{ "churn", "create + fsync dir, unlink older; wraps a small journal",
 	  cw_run_churn },
 	{ "dbsync", "fdatasync overwrites of a preallocated file", cw_run_dbsync },
+	{ "names", "create empty, mkdir, rename, rmdir + fsync dir: metadata only",
+	  cw_run_names },
 	{ NULL, NULL, NULL },
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tinytest.h"
@@ -182,7 +183,7 @@ static void t_oracle_bad(struct tt *t)
 static void t_workloads_clean(struct tt *t)
 {
 	static const char *const names[] = { "append", "replace", "churn",
-					     "dbsync" };
+					     "dbsync", "names" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct scratch s;
@@ -191,7 +192,8 @@ static void t_workloads_clean(struct tt *t)
 		scratch_make(t, &s);
 		TT_CHECK(t, run_workload(&s, names[i], 30, 3) == 0);
 		c = check_upto(t, &s, NULL);
-		TT_CHECK(t, c.records > 0);
+		/* names promises empty files: nothing to read. */
+		TT_CHECK(t, c.records > 0 || !strcmp(names[i], "names"));
 		TT_CHECK_EQ(t, c.lost, 0);
 		TT_CHECK_EQ(t, c.exposed, 0);
 		scratch_remove(&s);
@@ -379,6 +381,100 @@ static void t_check_replaced_file_missing(struct tt *t)
 	scratch_remove(&s);
 }
 
+static void t_check_names_workload(struct tt *t)
+{
+	struct scratch s;
+	char path[128];
+	int fd;
+
+	/*
+	 * names, 9 ops: f0 d1 (f0->g0, d1 gone) f3 d4 (f3->g3, d4 gone) f6
+	 * d7 (f6->g6, d7 gone). After mark 2 (op 1) f0 and d1 are owed.
+	 */
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "names", 9, 1) == 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 0);
+	snprintf(path, sizeof(path), "%s/g3", s.work);
+	TT_REQUIRE(t, unlink(path) == 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 1);
+	/* Not yet owed at mark 5 (op 4): the rename of op 5 was not synced. */
+	TT_CHECK_EQ(t, check_upto(t, &s, "m000005").lost, 0);
+	snprintf(path, sizeof(path), "%s/d7", s.work);
+	TT_REQUIRE(t, mkdir(path, 0755) == 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 2);
+	/* Before the rename of op 2 synced, f0 and d1 may be back. */
+	snprintf(path, sizeof(path), "%s/f0", s.work);
+	fd = open(path, O_WRONLY | O_CREAT, 0644);
+	TT_REQUIRE(t, fd >= 0);
+	close(fd);
+	TT_CHECK_EQ(t, check_upto(t, &s, "m000002").lost, 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, "m000003").lost, 1);
+	scratch_remove(&s);
+}
+
+/* Arming: the values are written once, right after the given mark. */
+static void t_arm_after_mark(struct tt *t)
+{
+	struct scratch s;
+	struct cw_work work = {
+		.ops = 6, .threads = 1, .seed = 7, .arm_after = 4, .nr_arm = 2,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+	};
+	char knob[128], knob2[128], buf[16] = "";
+	FILE *f;
+
+	scratch_make(t, &s);
+	snprintf(knob, sizeof(knob), "%s/knob", s.dir);
+	snprintf(knob2, sizeof(knob2), "%s/knob2", s.dir);
+	write_file(knob, "");
+	write_file(knob2, "");
+	work.arm[0] = (struct cw_arm){ knob, "-1" };
+	work.arm[1] = (struct cw_arm){ knob2, "1" };
+	work.dirfd = open(s.work, O_RDONLY | O_DIRECTORY);
+	work.oracle = fopen(s.oracle, "a");
+	TT_REQUIRE(t, work.dirfd >= 0 && work.oracle);
+	TT_CHECK_EQ(t, cw_workload_find("replace")->run(&work), 0);
+	fclose(work.oracle);
+	close(work.dirfd);
+	TT_CHECK_EQ(t, work.armed_at, 4);
+	TT_CHECK_EQ(t, work.next_mark, 6);
+	f = fopen(knob, "r");
+	TT_REQUIRE(t, f != NULL);
+	TT_CHECK(t, fgets(buf, sizeof(buf), f) && !strcmp(buf, "-1"));
+	fclose(f);
+	f = fopen(knob2, "r");
+	TT_REQUIRE(t, f != NULL);
+	TT_CHECK(t, fgets(buf, sizeof(buf), f) && !strcmp(buf, "1"));
+	fclose(f);
+	scratch_remove(&s);
+}
+
+/* A knob that cannot be written stops the run right there: exit 3. */
+static void t_arm_fails(struct tt *t)
+{
+	struct scratch s;
+	struct cw_work work = {
+		.ops = 6, .threads = 1, .seed = 7, .arm_after = 2, .nr_arm = 1,
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+	};
+	struct cw_oracle o;
+
+	scratch_make(t, &s);
+	work.arm[0] = (struct cw_arm){ "/nonexistent/knob", "1" };
+	work.dirfd = open(s.work, O_RDONLY | O_DIRECTORY);
+	work.oracle = fopen(s.oracle, "a");
+	TT_REQUIRE(t, work.dirfd >= 0 && work.oracle);
+	TT_CHECK_EQ(t, cw_workload_find("append")->run(&work), -1);
+	fclose(work.oracle);
+	close(work.dirfd);
+	TT_CHECK_EQ(t, work.armed_at, 0);
+	TT_CHECK_EQ(t, work.next_mark, 2);
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, NULL) == 0);
+	TT_CHECK_EQ(t, cw_oracle_due(&o), 2);
+	cw_oracle_free(&o);
+	scratch_remove(&s);
+}
+
 /* The command line: usage errors are exit 2 and say what is wrong. */
 static int run_cli(const char *args)
 {
@@ -402,6 +498,40 @@ static void t_cli_usage(struct tt *t)
 	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -t 0"), 2);
 	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -n x"), 2);
 	TT_CHECK_EQ(t, run_cli("check --dir /nonexistent --oracle /nonexistent"), 3);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -A 2"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -a x=1"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -A 0 -a x=1"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -A 1 -a =1"), 2);
+	TT_CHECK_EQ(t, run_cli("run append --dir /tmp --oracle /tmp/o -A 1 -a x"), 2);
+}
+
+/* From the command line: the summary line, and a fault never armed. */
+static void t_cli_arm(struct tt *t)
+{
+	const char *bin = getenv("TOOLS_BIN");
+	struct scratch s;
+	char cmd[512], line[256] = "";
+	FILE *p;
+	int status;
+
+	scratch_make(t, &s);
+	snprintf(cmd, sizeof(cmd),
+		 "touch %s/k && %s/crashwork run names --dir %s --oracle %s -n 5 "
+		 "--arm-after 3 --arm %s/k=on", s.dir, bin ? bin : ".", s.work,
+		 s.oracle, s.dir);
+	p = popen(cmd, "r");
+	TT_REQUIRE(t, p != NULL);
+	TT_CHECK(t, fgets(line, sizeof(line), p) != NULL);
+	status = pclose(p);
+	TT_CHECK(t, WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	TT_CHECK(t, !strcmp(line, "crashwork: names: 5 marks, armed after m000003\n"));
+	/* Fewer marks than --arm-after: the test would prove nothing. */
+	snprintf(cmd, sizeof(cmd), "run names --dir %s --oracle %s -n 2 "
+		 "--arm-after 3 --arm %s/k=on", s.work, s.oracle, s.dir);
+	scratch_remove(&s);
+	scratch_make(t, &s);
+	TT_CHECK_EQ(t, run_cli(cmd), 3);
+	scratch_remove(&s);
 }
 
 static const struct tt_case record_cases[] = {
@@ -427,7 +557,11 @@ static const struct tt_case check_cases[] = {
 	TT_CASE(t_check_names),
 	TT_CASE(t_check_later_ops_not_yet_due),
 	TT_CASE(t_check_replaced_file_missing),
+	TT_CASE(t_check_names_workload),
+	TT_CASE(t_arm_after_mark),
+	TT_CASE(t_arm_fails),
 	TT_CASE(t_cli_usage),
+	TT_CASE(t_cli_arm),
 	{ 0 },
 };
 
