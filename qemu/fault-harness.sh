@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Fault injection at commit time: the device fails under a running fsync
+# workload (scenario "fault", qemu/scenarios/fault.sh), in both commit
+# modes: checksum-ordered (the default) and the full barrier
+# (nojournal_csum_order).
+#
+#   qemu/fault-harness.sh [--quick|--long] [--report]
+#
+# --quick (make check, a few minutes under TCG): every fault case x both
+# modes x workloads names (metadata only: checksum-ordered commits) and
+# append (data: full barrier) x the fault armed after 2 and 5 acknowledged
+# operations x remount and power cut. --long adds the replace workload,
+# more fault points and longer runs. --report prints the last run's table
+# and verdicts again.
+#
+# Asserts, one PASS/FAIL line per fault case and mode ("fault:CASE:MODE"):
+#   flush-all, write-all, flush-once: the first fsync after the fault
+#     returns EIO, nothing is acknowledged after it, the journal aborts,
+#     ext4 refuses writes; after the remount or the power cut, every
+#     operation acknowledged before the fault is there (crashwork check),
+#     nothing foreign is exposed, e2fsck -fn is clean;
+#   drop: the same for what was acknowledged before the fault, and the
+#     device's lie is seen: checked against every acknowledged operation,
+#     some are lost (fault:drop-lie:MODE, the checker's teeth);
+#   fault:control-nobarrier: nobarrier and a power cut, no fault: the
+#     checker must find lost operations or corruption (negative control).
+# A kernel splat or a hang fails the guest run, hence every case
+# (fault:boot). Environment: KERNEL (e.g. the debug kernel
+# build/debug/arch/x86/boot/bzImage), FAULT_OUT (results directory).
+set -euo pipefail
+. "$(dirname "$0")/../scripts/common.sh"
+
+profile=quick report=0
+for a in "$@"; do
+	case $a in
+	--quick) profile=quick ;;
+	--long) profile=long ;;
+	--report) report=1 ;;
+	*) sed -n '2,31s/^# \{0,1\}//p' "$0" >&2; [ "$a" = --help ] && exit 0; exit 2 ;;
+	esac
+done
+cases=flush-all,write-all,drop,flush-once
+modes=default,barrier
+case $profile in
+quick) args="workloads=names,append after=2,5 ops=8" ;;
+long) args="workloads=names,append,replace after=1,2,5,11 ops=16" ;;
+esac
+OUT=${FAULT_OUT:-$BUILD/results/fault-$profile}
+
+if [ $report = 0 ]; then
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	start=$(date +%s)
+	# shellcheck disable=SC2086  # the scenario's args are words
+	RESULTS=$OUT/guest "$TOP/qemu/scenario.sh" fault cases=$cases modes=$modes \
+		control=1 $args > "$OUT/scenario.log" 2>&1 ||
+		echo failed > "$OUT/boot-failed"
+	echo $(( $(date +%s) - start )) > "$OUT/wall"
+fi
+[ -d "$OUT" ] || die "no results in $OUT: run without --report first"
+tsv=$OUT/guest/results.tsv
+[ -f "$tsv" ] || touch "$tsv"
+
+# The table: one row per case x mode, summed over workloads, fault points
+# and cuts (results.tsv: trial CASE MODE W N CUT RC MARKS ACKED SYNC_ERR
+# ABORTED RDONLY ORDERED FULL FFAIL WFAIL DROPPED FLUSHES MOUNT LOST
+# EXPOSED FSCK LIE VERDICT).
+table() {
+	awk -F'\t' '
+	BEGIN {
+		printf "| %-10s | %-9s | %6s | %11s | %11s | %7s | %9s | %11s | %9s | %12s | %8s |\n", "case", "mode", "trials", "fsync EIO", "acked after", "aborted", "read-only", "csum-ord/full", "lost", "lie caught", "failures"
+		print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	}
+	$1 == "trial" {
+		k = $2 "\t" $3
+		if (!(k in n)) order[++nk] = k
+		n[k]++
+		eio[k] += ($7 == 5 && $10 ~ /Input\/output/)
+		acked[k] += $9
+		ab[k] += $11; ro[k] += $12; ord[k] += $13; full[k] += $14
+		if ($20 ~ /^[0-9]+$/) lost[k] += $20
+		lostany[k] += ($20 != 0 || $22 != 0 || $19 != "ok")
+		if ($23 ~ /^[0-9]+$/) { lie[k] += ($23 > 0); lien[k]++ }
+		bad[k] += ($24 ~ /^FAIL/)
+	}
+	$1 == "refused" { printf "| %-10s | %-9s | refused: %s |\n", "-", $2, $3 }
+	END {
+		for (i = 1; i <= nk; i++) {
+			k = order[i]; split(k, f, "\t")
+			printf "| %-10s | %-9s | %6d | %11d | %11d | %7d | %9d | %11s | %9s | %12s | %8s |\n", f[1], f[2], n[k], eio[k], acked[k], ab[k], ro[k], ord[k] "/" full[k], (f[1] == "none" ? "(" lostany[k] " of " n[k] " broken)" : lost[k]), (lien[k] ? lie[k] " of " lien[k] : "-"), (f[1] == "none" ? "control" : bad[k])
+		}
+	}' "$tsv"
+}
+wall=$(cat "$OUT/wall" 2>/dev/null || echo '?')
+echo
+table | tee "$OUT/table.md"
+echo
+echo "wall time: ${wall}s for the $profile profile ($(grep -c '^trial' "$tsv") trials)"
+
+status=0
+# verdict CASE MODE: every trial of the case in that mode is "ok".
+verdict() {
+	local n bad
+	read -r n bad < <(awk -F'\t' -v c="$1" -v m="$2" '$1 == "trial" && $2 == c && $3 == m {
+		n++; b += ($24 != "ok") } END { print n + 0, b + 0 }' "$tsv")
+	if [ "$n" = 0 ]; then
+		echo "FAIL fault:$1:$2 (no trials: refused or the run died)"; status=1
+	elif [ "$bad" = 0 ]; then
+		echo "PASS fault:$1:$2 ($n trials)"
+	else
+		echo "FAIL fault:$1:$2 ($bad of $n trials failed:" \
+			"$(awk -F'\t' -v c="$1" -v m="$2" '$1 == "trial" && $2 == c && $3 == m && $24 != "ok" {
+				printf "%s %s N=%s %s: %s; ", $4, $3, $5, $6, $24 }' "$tsv"))"
+		status=1
+	fi
+}
+# lie MODE: in the drop trials, checking every acknowledged op finds loss.
+lie() {
+	local n seen
+	read -r n seen < <(awk -F'\t' -v m="$1" '$1 == "trial" && $2 == "drop" && $3 == m {
+		n++; s += ($23 > 0) } END { print n + 0, s + 0 }' "$tsv")
+	if [ "$n" -gt 0 ] && [ "$seen" = "$n" ]; then
+		echo "PASS fault:drop-lie:$1 (negative control: loss seen in $seen of $n trials)"
+	else
+		echo "FAIL fault:drop-lie:$1 (loss seen in $seen of $n trials: the checker has no teeth)"; status=1
+	fi
+}
+# The nobarrier control: a power cut must break something acknowledged.
+control() {
+	local n broken
+	read -r n broken < <(awk -F'\t' '$1 == "trial" && $2 == "none" {
+		n++; b += ($20 != 0 || $21 != 0 || $22 != 0 || $19 != "ok") } END { print n + 0, b + 0 }' "$tsv")
+	if [ "$n" -gt 0 ] && [ "$broken" -ge 1 ]; then
+		echo "PASS fault:control-nobarrier (negative control: $broken of $n power cuts broke acknowledged data)"
+	else
+		echo "FAIL fault:control-nobarrier ($broken of $n power cuts broke anything: the checker has no teeth)"; status=1
+	fi
+}
+{
+	for c in ${cases//,/ }; do
+		for m in ${modes//,/ }; do
+			verdict "$c" "$m"
+		done
+	done
+	for m in ${modes//,/ }; do lie "$m"; done
+	control
+	if [ -f "$OUT/boot-failed" ]; then
+		echo "FAIL fault:boot (the guest run failed: hang, splat or scenario error; see $OUT/scenario.log)"
+		status=1
+	fi
+} > "$OUT/verdicts.txt"
+cat "$OUT/verdicts.txt"
+exit $status

@@ -1,0 +1,225 @@
+#!/bin/sh
+# fault: the device fails under a running fsync workload. Does fsync say
+# so (never 0 for an operation that was not made durable), does the
+# journal abort and the filesystem stop writing, and after a remount or a
+# power cut that drops the volatile cache, is every operation that fsync
+# acknowledged before the fault still there?
+#
+# The device: ext4 on flushcost (qemu/modules/flushcost, no charges) on
+# dm-log-writes on vda (log on vdb, vdc a copy of the fresh filesystem).
+# crashwork runs a workload and records what each sync acknowledged;
+# right after mark N it arms the fault through flushcost's knobs, so the
+# fault starts at the same point of every run. The workload stops at its
+# first failing call. What fails in flushcost never reaches the log.
+#
+# Cases (the knobs written at mark N):
+#   flush-all    fail_flush=-1: every cache flush fails from then on
+#   write-all    fail_write=-1: every write fails (FUA writes included)
+#   drop         drop_write=1: writes and flushes acknowledged, not done
+#   flush-once   fail_flush=1: one flush fails, then the device recovers
+#   none         nothing (the nobarrier negative control)
+# Each trial is then checked twice ("cut"):
+#   remount      unmount, clear the fault, mount again (journal recovery)
+#   powercut     the state a power cut leaves after the first unmount:
+#                lwreplay rebuilds it on vdc from the log, keeping only
+#                what was flushed or written with FUA (every write after
+#                the last good flush is lost), and it is mounted there
+# crashwork check holds the files to the promises made up to mark N.
+# (null_blk's power toggle is no power cut here: a write to a page that
+# was ever flushed goes straight to its backing store.)
+#
+# Args: cases=flush-all,write-all,drop,flush-once modes=default,barrier
+#   workloads=names,append,replace after=2,5 cuts=remount,powercut
+#   ops=8 (per run, more than every N) control=1 (add the negative
+#   control: nobarrier, no fault, power cut, which must lose data)
+#
+# Row per trial (results.tsv): trial CASE MODE WORKLOAD N CUT RC MARKS
+#   ACKED_AFTER SYNC_ERR ABORTED RDONLY ORDERED FULL FLUSH_FAILED
+#   WRITE_FAILED DROPPED FLUSHES MOUNT LOST EXPOSED FSCK LIE_LOST VERDICT
+# RC crashwork run's exit (5: an fsync failed); SYNC_ERR the failing call
+# and errno, "-" if none; ACKED_AFTER ops acknowledged after the fault;
+# ABORTED 1 if jbd2 aborted the journal, RDONLY 1 if ext4 stopped writes
+# (a new file is refused and it said "Remounting filesystem read-only");
+# ORDERED/FULL the mount's commits checksum-ordered / with a full barrier
+# before the unmount; FLUSHES the flushes that reached the device by then;
+# LOST/EXPOSED crashwork check's counts; FSCK e2fsck
+# -fn's exit after the recovery mount; LIE_LOST what the check finds when
+# told every acknowledged op was owed (drop only: the deliberate lie of
+# the device must show as loss, or the checker has no teeth); VERDICT ok,
+# control, or FAIL:<reasons>. A refused mount gives "refused MODE MSG".
+#
+# jbd2t-disks: 48M 256M 48M
+# jbd2t-modules: flushcost
+# jbd2t-timeout: 1800
+. /jbd2t/lib.sh
+. /jbd2t/crash-lib.sh
+
+CASES=$(arg cases flush-all,write-all,drop,flush-once "$@")
+MODES=$(arg modes default,barrier "$@")
+WORKLOADS=$(arg workloads names,append,replace "$@")
+AFTER=$(arg after 2,5 "$@")
+OPS=$(arg ops 8 "$@")
+CONTROL=$(arg control 1 "$@")
+DEV=fcost0
+MNT=/mnt/fs
+P=/sys/module/flushcost/parameters
+ORACLE=/tmp/oracle
+
+mkdir -p $MNT
+dmesg -n 5
+
+# knobs CASE: the crashwork --arm arguments of a case.
+knobs() {
+	case $1 in
+	flush-all) echo "--arm $P/fail_flush=-1" ;;
+	write-all) echo "--arm $P/fail_write=-1" ;;
+	drop) echo "--arm $P/drop_write=1" ;;
+	flush-once) echo "--arm $P/fail_flush=1" ;;
+	none) echo "--arm $P/fail_flush=0" ;;
+	*) fail "unknown case '$1'" ;;
+	esac
+}
+knobs_clear() {
+	echo 0 > $P/fail_flush
+	echo 0 > $P/fail_write
+	echo 0 > $P/drop_write
+}
+kmsg_has() { dmesg_since "$MARK" | grep -q "$1"; }
+
+# stack_up: a fresh ext4 on vda, its copy on vdc (the power cut's base
+# image), then vda behind dm-log-writes (log on vdb) behind flushcost.
+stack_up() {
+	mkfs_dev ext4 /dev/vda
+	dd if=/dev/vda of=/dev/vdc bs=1M 2> /dev/null || fail "copy vda to vdc"
+	dd if=/dev/zero of=/dev/vdb bs=1M count=1 2> /dev/null || fail "zero vdb"
+	dm create lw --table "0 $(blockdev --getsz /dev/vda) log-writes /dev/vda /dev/vdb" ||
+		fail "dmsetup create lw"
+	load_module flushcost lower=/dev/mapper/lw flush_us=0 fua_us=0 fua=1
+}
+stack_down() {
+	rmmod flushcost || fail "rmmod flushcost"
+	dm remove lw || fail "dmsetup remove lw"
+}
+
+# check_fs DEV N DROP: mount DEV (journal recovery), hold it to the
+# promises made up to mark N, e2fsck -fn. Sets mnt lost exposed fsck, and
+# lie (DROP=1: the loss found when every acknowledged op is owed).
+check_fs() {
+	mnt=ok lost=- exposed=- fsck=- lie=-
+	if ! mount -t ext4 -o noatime "$1" $MNT 2> /tmp/mount.err; then
+		mnt=failed
+		dmesg | tail -n 5
+		return 0
+	fi
+	crashwork check --dir $MNT --oracle $ORACLE --upto "$(printf m%06d "$2")" \
+		> /tmp/check.out 2>&1 || true
+	cat /tmp/check.out
+	lost=$(sed -n 's/.*: \([0-9]*\) lost, \([0-9]*\) exposed$/\1/p' /tmp/check.out)
+	exposed=$(sed -n 's/.*: \([0-9]*\) lost, \([0-9]*\) exposed$/\2/p' /tmp/check.out)
+	[ -n "$lost" ] || fail "$MARK: crashwork check said nothing: $(cat /tmp/check.out)"
+	if [ "$3" = 1 ]; then
+		crashwork check --dir $MNT --oracle $ORACLE > /tmp/lie.out 2>&1 || true
+		lie=$(sed -n 's/.*: \([0-9]*\) lost, .*/\1/p' /tmp/lie.out)
+	fi
+	umount $MNT || fail "$MARK: umount after the check failed"
+	fsck=0
+	e2fsck -fn "$1" > /tmp/fsck.log 2>&1 || fsck=$?
+	[ "$fsck" = 0 ] || sed -e 's/^/    /' -e 's/WARNING:/Warning:/g' /tmp/fsck.log
+}
+
+# verdict CASE: ok, control or FAIL:reasons, from the trial's variables.
+verdict() {
+	why=
+	case $1 in
+	none) echo control; return ;;
+	drop)
+		[ "$rc" = 0 ] || why="$why,run-exit-$rc"
+		[ "$lie" != - ] && [ "$lie" -gt 0 ] || why="$why,lie-not-seen" ;;
+	*)
+		[ "$rc" = 5 ] || why="$why,no-fsync-error"
+		case $err in *:Input/output_error) ;; *) why="$why,not-EIO" ;; esac
+		[ "$acked" = 0 ] || why="$why,acked-after-fault"
+		[ "$aborted" = 1 ] || why="$why,not-aborted"
+		[ "$rdonly" = 1 ] || why="$why,still-writable" ;;
+	esac
+	[ "$mnt" = ok ] || why="$why,mount-failed"
+	[ "$lost" = 0 ] || why="$why,lost"
+	[ "$exposed" = 0 ] || why="$why,exposed"
+	[ "$fsck" = 0 ] || why="$why,fsck-$fsck"
+	echo "${why:+FAIL:${why#,}}" | sed 's/^$/ok/'
+}
+
+# trial CASE MODE WORKLOAD N: one run, two rows (remount, powercut).
+trial() {
+	c=$1 m=$2 w=$3 n=$4
+	MARK="fault-$c-$m-$w-$n"
+	info "trial $MARK"
+	stack_up
+	dmesg_mark "$MARK"
+	if ! mount -t ext4 -o "$(mode_opts "$m")" /dev/$DEV $MNT 2> /tmp/mount.err; then
+		result refused "$m" "$(dmesg_since "$MARK" | grep -m 1 EXT4-fs | sed 's/^\[[^]]*\] *//')"
+		stack_down
+		return 0
+	fi
+	rm -f $ORACLE
+	rc=0
+	# shellcheck disable=SC2046  # the --arm words
+	crashwork run "$w" --dir $MNT --oracle $ORACLE --ops "$OPS" \
+		--arm-after "$n" $(knobs "$c") > /tmp/cw.out 2> /tmp/cw.err || rc=$?
+	cat /tmp/cw.out /tmp/cw.err
+	summary=$(grep '^crashwork: ' /tmp/cw.out | tail -n 1)
+	marks=$(echo "$summary" | sed -n 's/^crashwork: [a-z]*: \([0-9]*\) marks.*/\1/p')
+	case $rc in 0|5) ;; *) fail "$MARK: crashwork run exit $rc: $(cat /tmp/cw.err)" ;; esac
+	acked=$((marks - n))
+	err=$(echo "$summary" | sed -n 's/.*, failed: \([a-z]*\): \(.*\)$/\1:\2/p' | tr ' ' _)
+	# The fault reaches the journal at the latest with the next commit.
+	sync -f $MNT 2> /dev/null || true
+	# Once ext4 has seen the abort it must refuse a new file.
+	rdonly=0
+	if ! touch $MNT/probe 2> /dev/null && kmsg_has "Remounting filesystem read-only"; then
+		rdonly=1
+	fi
+	aborted=0
+	! kmsg_has "Aborting journal on device $DEV" || aborted=1
+	ord=$(jbd2_orderings $DEV)
+	cnt="$(module_param flushcost nr_flush_failed) $(module_param flushcost nr_write_failed) $(module_param flushcost nr_dropped) $(module_param flushcost nr_flush)"
+	umount $MNT || fail "$MARK: umount failed"
+	# The power cut comes here: after the first unmount.
+	dm message lw 0 mark powercut || fail "cannot mark the log"
+	knobs_clear
+	drop=0
+	[ "$c" != drop ] || drop=1
+	for cut in remount powercut; do
+		if [ $cut = remount ]; then
+			check_fs /dev/$DEV "$n" $drop
+			stack_down
+		else
+			point=$(lwreplay info /dev/vdb | awk '$2 == "powercut" { print $1 }')
+			[ -n "$point" ] || fail "$MARK: no powercut mark in the log"
+			lwreplay apply /dev/vdb /dev/vdc "$point:none" > /dev/null ||
+				fail "$MARK: lwreplay apply $point:none failed"
+			check_fs /dev/vdc "$n" $drop
+		fi
+		# shellcheck disable=SC2086  # $ord and $cnt are several fields
+		result trial "$c" "$m" "$w" "$n" "$cut" "$rc" "$marks" "$acked" "${err:--}" \
+			"$aborted" "$rdonly" $ord $cnt "$mnt" "$lost" "$exposed" "$fsck" "$lie" \
+			"$(verdict "$c")"
+	done
+}
+
+for c in $(echo "$CASES" | tr , ' '); do
+	for m in $(echo "$MODES" | tr , ' '); do
+		for w in $(echo "$WORKLOADS" | tr , ' '); do
+			for n in $(echo "$AFTER" | tr , ' '); do
+				trial "$c" "$m" "$w" "$n"
+			done
+		done
+	done
+done
+# The negative control: without barriers, a power cut loses what fsync
+# acknowledged; a checker that sees nothing here would prove nothing.
+if [ "$CONTROL" = 1 ]; then
+	for w in $(echo "$WORKLOADS" | tr , ' '); do
+		trial none nobarrier "$w" "$OPS"
+	done
+fi
