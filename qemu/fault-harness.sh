@@ -4,14 +4,14 @@
 # modes: checksum-ordered (the default) and the full barrier
 # (nojournal_csum_order).
 #
-#   qemu/fault-harness.sh [--quick|--long] [--report]
+#   qemu/fault-harness.sh [--quick|--long] [--report] [--docs]
 #
 # --quick (make check, a few minutes under TCG): every fault case x both
 # modes x workloads names (metadata only: checksum-ordered commits) and
 # append (data: full barrier) x the fault armed after 2 and 5 acknowledged
 # operations x remount and power cut. --long adds the replace workload,
 # more fault points and longer runs. --report prints the last run's table
-# and verdicts again.
+# and verdicts again; --docs also writes them to docs/results/fault-PROFILE.md.
 #
 # Asserts, one PASS/FAIL line per fault case and mode ("fault:CASE:MODE"):
 #   flush-all, write-all, flush-once: the first fsync after the fault
@@ -30,13 +30,15 @@
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-profile=quick report=0
+profile=quick report=0 docs=0
 for a in "$@"; do
 	case $a in
 	--quick) profile=quick ;;
 	--long) profile=long ;;
 	--report) report=1 ;;
-	*) sed -n '2,31s/^# \{0,1\}//p' "$0" >&2; [ "$a" = --help ] && exit 0; exit 2 ;;
+	--docs) docs=1 ;;
+	--help) sed -n '2,31s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,31s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 cases=flush-all,write-all,drop,flush-once
@@ -61,25 +63,31 @@ fi
 tsv=$OUT/guest/results.tsv
 [ -f "$tsv" ] || touch "$tsv"
 
-# The table: one row per case x mode, summed over workloads, fault points
-# and cuts (results.tsv: trial CASE MODE W N CUT RC MARKS ACKED SYNC_ERR
+# The table: one row per case x mode x workload, over fault points and
+# cuts (results.tsv: trial CASE MODE W N CUT RC MARKS ACKED SYNC_ERR
 # ABORTED RDONLY ORDERED FULL FFAIL WFAIL DROPPED FLUSHES MOUNT LOST
-# EXPOSED FSCK LIE VERDICT).
+# EXPOSED FSCK LIE VERDICT). Per run (the remount row): fsync EIO,
+# acknowledged after the fault, aborted, writes refused, the commits by
+# ordering; per check (remount and power cut): lost, lie caught, failures.
 table() {
 	awk -F'\t' '
 	BEGIN {
-		printf "| %-10s | %-9s | %6s | %11s | %11s | %7s | %9s | %11s | %9s | %12s | %8s |\n", "case", "mode", "trials", "fsync EIO", "acked after", "aborted", "read-only", "csum-ord/full", "lost", "lie caught", "failures"
-		print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		printf "| %-10s | %-9s | %-8s | %4s | %9s | %11s | %7s | %7s | %13s | %6s | %5s | %10s | %8s |\n", "case", "mode", "workload", "runs", "fsync EIO", "acked after", "aborted", "refused", "csum-ord/full", "checks", "lost", "lie caught", "failures"
+		print "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 	}
 	$1 == "trial" {
-		k = $2 "\t" $3
+		k = $2 "\t" $3 "\t" $4
 		if (!(k in n)) order[++nk] = k
+		if ($6 == "remount") {
+			runs[k]++
+			eio[k] += ($7 == 5 && $10 ~ /Input\/output/)
+			acked[k] += $9; ab[k] += $11; ro[k] += $12
+			ord[k] += $13; full[k] += $14
+		}
 		n[k]++
-		eio[k] += ($7 == 5 && $10 ~ /Input\/output/)
-		acked[k] += $9
-		ab[k] += $11; ro[k] += $12; ord[k] += $13; full[k] += $14
 		if ($20 ~ /^[0-9]+$/) lost[k] += $20
-		lostany[k] += ($20 != 0 || $22 != 0 || $19 != "ok")
+		broken[k] += ($6 == "powercut" && ($20 != 0 || $21 != 0 || $22 != 0 || $19 != "ok"))
+		cuts[k] += ($6 == "powercut")
 		if ($23 ~ /^[0-9]+$/) { lie[k] += ($23 > 0); lien[k]++ }
 		bad[k] += ($24 ~ /^FAIL/)
 	}
@@ -87,7 +95,7 @@ table() {
 	END {
 		for (i = 1; i <= nk; i++) {
 			k = order[i]; split(k, f, "\t")
-			printf "| %-10s | %-9s | %6d | %11d | %11d | %7d | %9d | %11s | %9s | %12s | %8s |\n", f[1], f[2], n[k], eio[k], acked[k], ab[k], ro[k], ord[k] "/" full[k], (f[1] == "none" ? "(" lostany[k] " of " n[k] " broken)" : lost[k]), (lien[k] ? lie[k] " of " lien[k] : "-"), (f[1] == "none" ? "control" : bad[k])
+			printf "| %-10s | %-9s | %-8s | %4d | %9d | %11d | %7d | %7d | %13s | %6d | %5d | %10s | %8s |\n", f[1], f[2], f[3], runs[k], eio[k], acked[k], ab[k], ro[k], ord[k] "/" full[k], n[k], lost[k], (lien[k] ? lie[k] " of " lien[k] : "-"), (f[1] == "none" ? broken[k] " of " cuts[k] " cuts broke" : bad[k])
 		}
 	}' "$tsv"
 }
@@ -95,7 +103,7 @@ wall=$(cat "$OUT/wall" 2>/dev/null || echo '?')
 echo
 table | tee "$OUT/table.md"
 echo
-echo "wall time: ${wall}s for the $profile profile ($(grep -c '^trial' "$tsv") trials)"
+echo "wall time: ${wall}s for the $profile profile ($(awk -F'\t' '$1 == "trial" && $6 == "remount"' "$tsv" | wc -l) runs, each checked after a remount and a power cut)"
 
 status=0
 # verdict CASE MODE: every trial of the case in that mode is "ok".
@@ -104,11 +112,11 @@ verdict() {
 	read -r n bad < <(awk -F'\t' -v c="$1" -v m="$2" '$1 == "trial" && $2 == c && $3 == m {
 		n++; b += ($24 != "ok") } END { print n + 0, b + 0 }' "$tsv")
 	if [ "$n" = 0 ]; then
-		echo "FAIL fault:$1:$2 (no trials: refused or the run died)"; status=1
+		echo "FAIL fault:$1:$2 (no checks: refused or the run died)"; status=1
 	elif [ "$bad" = 0 ]; then
-		echo "PASS fault:$1:$2 ($n trials)"
+		echo "PASS fault:$1:$2 ($n checks)"
 	else
-		echo "FAIL fault:$1:$2 ($bad of $n trials failed:" \
+		echo "FAIL fault:$1:$2 ($bad of $n checks failed:" \
 			"$(awk -F'\t' -v c="$1" -v m="$2" '$1 == "trial" && $2 == c && $3 == m && $24 != "ok" {
 				printf "%s %s N=%s %s: %s; ", $4, $3, $5, $6, $24 }' "$tsv"))"
 		status=1
@@ -120,15 +128,15 @@ lie() {
 	read -r n seen < <(awk -F'\t' -v m="$1" '$1 == "trial" && $2 == "drop" && $3 == m {
 		n++; s += ($23 > 0) } END { print n + 0, s + 0 }' "$tsv")
 	if [ "$n" -gt 0 ] && [ "$seen" = "$n" ]; then
-		echo "PASS fault:drop-lie:$1 (negative control: loss seen in $seen of $n trials)"
+		echo "PASS fault:drop-lie:$1 (negative control: loss seen in $seen of $n checks)"
 	else
-		echo "FAIL fault:drop-lie:$1 (loss seen in $seen of $n trials: the checker has no teeth)"; status=1
+		echo "FAIL fault:drop-lie:$1 (loss seen in $seen of $n checks: the checker has no teeth)"; status=1
 	fi
 }
 # The nobarrier control: a power cut must break something acknowledged.
 control() {
 	local n broken
-	read -r n broken < <(awk -F'\t' '$1 == "trial" && $2 == "none" {
+	read -r n broken < <(awk -F'\t' '$1 == "trial" && $2 == "none" && $6 == "powercut" {
 		n++; b += ($20 != 0 || $21 != 0 || $22 != 0 || $19 != "ok") } END { print n + 0, b + 0 }' "$tsv")
 	if [ "$n" -gt 0 ] && [ "$broken" -ge 1 ]; then
 		echo "PASS fault:control-nobarrier (negative control: $broken of $n power cuts broke acknowledged data)"
@@ -150,4 +158,23 @@ control() {
 	fi
 } > "$OUT/verdicts.txt"
 cat "$OUT/verdicts.txt"
+
+if [ $docs = 1 ]; then
+	md=$TOP/docs/results/fault-$profile.md
+	mkdir -p "$(dirname "$md")"
+	{
+		echo "# Fault injection at commit time (--$profile)"
+		echo
+		echo "\`qemu/fault-harness.sh --$profile\`: scenario args \`cases=$cases modes=$modes $args\`;"
+		echo "kernel ${KERNEL:-build/kunit/arch/x86/boot/bzImage} ($(sed -n 's/.*modules for \([^:]*\):.*/\1/p' "$OUT/scenario.log" | head -n 1)),"
+		echo "measured $(date -u +%Y-%m-%d), wall time ${wall}s. Columns: docs/testing.md, \"Fault injection\"."
+		echo
+		cat "$OUT/table.md"
+		echo
+		echo '```'
+		cat "$OUT/verdicts.txt"
+		echo '```'
+	} > "$md"
+	log "written to $md"
+fi
 exit $status
