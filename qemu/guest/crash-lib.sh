@@ -40,6 +40,7 @@ mode_opts() {
 	nobarrier) echo nobarrier ;;
 	async-journal) echo journal_async_commit,data=journal ;;
 	async-writeback) echo journal_async_commit,data=writeback ;;
+	datajournal) echo data=journal ;;	# fuzz.sh: logged data, revoke blocks
 	*) fail "unknown mode '$1'" ;;
 	esac
 }
