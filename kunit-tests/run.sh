@@ -4,11 +4,23 @@
 # The kernel is configured from fs/jbd2/.kunitconfig plus qemu/guest.config,
 # so the same bzImage also serves as the QEMU guest kernel.
 #
-#   run.sh [build|run] [extra kunit.py arguments]
+#   run.sh [--debug] [build|run] [extra kunit.py arguments]
+#
+# --debug adds qemu/debug.config (KASAN, lockdep, KFENCE, ...) and builds
+# in build/debug/; a splat in the KUnit run's console fails it.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-KUNIT_BUILD=${KUNIT_BUILD:-$BUILD/kunit}
+debug=0
+if [ "${1:-}" = --debug ]; then
+	debug=1
+	shift
+fi
+if [ $debug = 1 ]; then
+	KUNIT_BUILD=${KUNIT_BUILD:-$BUILD/debug}
+else
+	KUNIT_BUILD=${KUNIT_BUILD:-$BUILD/kunit}
+fi
 mode=${1:-run}
 shift || true
 
@@ -21,6 +33,7 @@ kunit_args=(
 	--make_options=CC="ccache gcc"
 	--make_options=HOSTCC="ccache gcc"
 )
+[ $debug = 0 ] || kunit_args+=(--kunitconfig="$TOP/qemu/debug.config")
 
 [ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 mkdir -p "$KUNIT_BUILD"
@@ -35,15 +48,21 @@ run)
 	rm -f "$KUNIT_BUILD/results.json"
 	# kunit.py boots with TCG: no -accel kvm (no working KVM here).
 	set +e
+	# acpi=noirq: as in qemu/run-guest.sh (ACPI link setup is slow on
+	# the debug kernel).
 	./tools/testing/kunit/kunit.py run "${kunit_args[@]}" \
-		--qemu_args='-accel tcg' --timeout=900 \
+		--qemu_args='-accel tcg' --timeout=900 --kernel_args=acpi=noirq \
 		--json="$KUNIT_BUILD/results.json" "$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
 	set -e
 	"$TOP/kunit-tests/summarize.py" --require jbd2:20 --require jbd2_recovery:20 "$KUNIT_BUILD/results.json" || rc=1
+	if [ $debug = 1 ] && ! report_splats "$out"; then
+		echo "FAIL kunit-debug:splats"
+		rc=1
+	fi
 	exit "$rc"
 	;;
 *)
-	die "usage: $0 [build|run] [kunit.py arguments]"
+	die "usage: $0 [--debug] [build|run] [kunit.py arguments]"
 	;;
 esac

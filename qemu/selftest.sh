@@ -6,12 +6,22 @@
 #   - a kernel warning on the console fails a run whose scenario passed;
 #   - a broken expectation fails barrier-defaults (swap=1 mounts every
 #     mode with the opposite barrier setting).
+# With --debug (the debug kernel, build/debug/, or KERNEL): each checker
+# of qemu/debug.config that the reliability steps rely on (KASAN, lockdep,
+# DEBUG_ATOMIC_SLEEP) reports a deliberate bug (qemu/modules/splat), and
+# the runner fails the run and prints the report.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 Q=$TOP/qemu
 OUT=$BUILD/results/selftest
 mkdir -p "$OUT"
 failed=0
+debug=0
+case "${1:-}" in
+--debug) debug=1 ;;
+'') ;;
+*) sed -n '2,15s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
 
 # expect NAME WANT-RC PATTERN CMD...: CMD must exit WANT-RC and print PATTERN.
 expect() {
@@ -32,6 +42,20 @@ check() {
 	shift 2
 	if "$@" 2>/dev/null; then echo "PASS runner:$name"; else echo "FAIL runner:$name ($why)"; failed=1; fi
 }
+
+if [ $debug = 1 ]; then
+	export KERNEL=${KERNEL:-$BUILD/debug/arch/x86/boot/bzImage}
+	for spec in "kasan:BUG: KASAN: slab-use-after-free" \
+		"lockdep:WARNING: possible circular locking dependency" \
+		"sleep:BUG: sleeping function called from invalid context"; do
+		kind=${spec%%:*}
+		RESULTS=$OUT/splat-$kind expect "debug-$kind" 1 \
+			"kernel problem: .*${spec#*:}" "$Q/scenario.sh" selftest-splat "kind=$kind"
+		check "debug-$kind-printed" "the report's stack is not in the output" \
+			grep -q "splat_init" "$OUT/debug-$kind.log"
+	done
+	exit $failed
+fi
 
 expect bad-args 2 "unknown argument" "$Q/run-guest.sh" --bogus
 expect missing-kernel 2 "no kernel image" "$Q/run-guest.sh" --kernel /nonexistent \

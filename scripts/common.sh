@@ -39,3 +39,22 @@ series_patches() {
 kmake() {
 	make -C "$TREE" -j"$JOBS" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
 }
+
+# Console lines that mean the kernel found a bug in itself: oops, BUG (KASAN,
+# KFENCE, sleeping in atomic context), WARNING (lockdep, WARN_ON), panic,
+# list corruption, a hung task (debug kernel), or any stack dump.
+SPLAT_RE='Oops|BUG:|WARNING:|Kernel panic|Call Trace|list_(add|del) corruption|INFO: task .* blocked for more than'
+
+# report_splats LOG: if LOG holds a splat, print it (its first line and the
+# 40 lines after) to stderr and return 1.
+report_splats() {
+	local first
+	first=$(grep -n -a -m 1 -E "$SPLAT_RE" "$1" | cut -d: -f1)
+	[ -n "$first" ] || return 0
+	{
+		echo "---- kernel splat in $1 (line $first) ----"
+		sed -n "${first},$((first + 40))p" "$1"
+		echo "----"
+	} >&2
+	return 1
+}
