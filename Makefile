@@ -8,13 +8,13 @@ S := scripts
 
 .PHONY: all run check deps tree export kernel kunit guest-barriers lint \
 	scenario tools tools-test stock-kernel crash crash-long bench bench-long \
-	clean distclean help
+	debug-kernel reliability fuzz-long clean distclean help
 
 all: run
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
-	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long bench bench-long clean distclean"
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long bench bench-long debug-kernel reliability fuzz-long clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -52,6 +52,24 @@ bench: kernel stock-kernel tools
 
 bench-long: kernel stock-kernel tools
 	@qemu/bench.sh --long
+
+# The debug test kernel (qemu/debug.config: KASAN, lockdep, KFENCE, ...)
+# and the reliability steps of make check that run on it: jbd2 KUnit,
+# malformed options, journal fuzzing (500 images), faults at commit time,
+# a slice of the crash matrix. Any splat fails them.
+debug-kernel: tree
+	@kunit-tests/run.sh --debug build
+
+reliability: debug-kernel tools
+	@kunit-tests/run.sh --debug run
+	@KERNEL=$(TOP)/build/debug/arch/x86/boot/bzImage qemu/scenario.sh bad-options
+	@KERNEL=$(TOP)/build/debug/arch/x86/boot/bzImage qemu/fuzz-harness.sh --quick
+	@KERNEL=$(TOP)/build/debug/arch/x86/boot/bzImage qemu/fault-harness.sh --quick
+	@qemu/crash-harness.sh --slice
+
+# Journal fuzzing torture (>= 10,000 mutated images on the debug kernel).
+fuzz-long: debug-kernel tools
+	@KERNEL=$(TOP)/build/debug/arch/x86/boot/bzImage qemu/fuzz-harness.sh --long
 
 # The same kernel without the series, for side-by-side runs.
 stock-kernel: tree
