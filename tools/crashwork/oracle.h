@@ -17,6 +17,9 @@
  * before that mark line. Later lines are loaded too, not due: the crash
  * may have kept the operations they describe (an unlink, a rename over a
  * name) before their sync returned, and those may replace a due promise.
+ * For the same reason a single-threaded run whose sync failed ends with
+ * that operation's promises and no mark: never due, but it may have
+ * happened.
  */
 #ifndef CRASHWORK_ORACLE_H
 #define CRASHWORK_ORACLE_H

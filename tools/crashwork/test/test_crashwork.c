@@ -412,6 +412,30 @@ static void t_check_names_workload(struct tt *t)
 	scratch_remove(&s);
 }
 
+/* A failed op's promises, unmarked at the end: it may have happened. */
+static void t_check_pending_op(struct tt *t)
+{
+	struct scratch s;
+	char from[128], to[128];
+	FILE *f;
+
+	scratch_make(t, &s);
+	TT_REQUIRE(t, run_workload(&s, "names", 2, 1) == 0);
+	snprintf(from, sizeof(from), "%s/f0", s.work);
+	snprintf(to, sizeof(to), "%s/g0", s.work);
+	TT_REQUIRE(t, rename(from, to) == 0);
+	snprintf(from, sizeof(from), "%s/d1", s.work);
+	TT_REQUIRE(t, rmdir(from) == 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 2);
+	f = fopen(s.oracle, "a");
+	TT_REQUIRE(t, f != NULL);
+	fputs("absent f0\ndata g0 99 0 0 1\nabsent d1\n", f);
+	fclose(f);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 0);
+	TT_CHECK_EQ(t, check_upto(t, &s, "m000002").lost, 0);
+	scratch_remove(&s);
+}
+
 /* Arming: the values are written once, right after the given mark. */
 static void t_arm_after_mark(struct tt *t)
 {
@@ -558,6 +582,7 @@ static const struct tt_case check_cases[] = {
 	TT_CASE(t_check_later_ops_not_yet_due),
 	TT_CASE(t_check_replaced_file_missing),
 	TT_CASE(t_check_names_workload),
+	TT_CASE(t_check_pending_op),
 	TT_CASE(t_arm_after_mark),
 	TT_CASE(t_arm_fails),
 	TT_CASE(t_cli_usage),
