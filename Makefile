@@ -8,13 +8,13 @@ S := scripts
 
 .PHONY: all run check deps tree export kernel kunit guest-barriers lint \
 	scenario tools tools-test stock-kernel crash crash-long bench bench-long \
-	debug-kernel reliability fuzz-long clean distclean help
+	debug-kernel reliability fuzz-long kunit-per-patch clean distclean help
 
 all: run
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
-	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long bench bench-long debug-kernel reliability fuzz-long clean distclean"
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long bench bench-long debug-kernel reliability fuzz-long kunit-per-patch clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -84,6 +84,10 @@ guest-barriers: kernel
 scenario: kernel
 	@[ -n "$(S_NAME)" ] || { echo "usage: make scenario S_NAME=<name>"; exit 2; }
 	@qemu/scenario.sh $(S_NAME)
+
+# Every commit of the series passes KUnit on its own (~1.5 min a commit).
+kunit-per-patch: tree
+	@$(S)/lint.sh kunit
 
 lint: tree
 	@$(S)/lint.sh checkpatch

@@ -5,6 +5,9 @@
 #                        and adds no W=1 warning there compared with the base
 #   lint.sh selftest     the gate fails on a patch with a style error and on
 #                        a patch that does not build
+#   lint.sh kunit        each commit passes the KUnit suites it has (the
+#                        test kernel's config, booted under QEMU); ~1.5 min
+#                        per commit with a warm ccache
 # Each check prints "PASS|FAIL <name>" lines for scripts/check.sh to count.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -150,9 +153,44 @@ build_at_worktree() {
 		CC="ccache gcc" HOSTCC="ccache gcc" fs/jbd2/ > "$LINT_OUT/selftest.log" 2>&1
 }
 
+# Per-commit KUnit: a worktree at build/per-patch/linux built in
+# build/per-patch/kunit, the layout of the main tree (build/linux and
+# build/kunit), so ccache serves every file a commit does not touch.
+PER_PATCH=$BUILD/per-patch
+
+run_kunit_per_commit() {
+	local commit subject n=0 log rc
+	if [ ! -d "$PER_PATCH/linux" ]; then
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$PER_PATCH/linux" "$BASE_TAG"
+	fi
+	mkdir -p "$PER_PATCH/kunit"
+	for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do
+		n=$((n + 1))
+		subject=$(git -C "$TREE" log -1 --format=%s "$commit")
+		log=$LINT_OUT/kunit-$n.log
+		git -C "$PER_PATCH/linux" checkout -q --force --detach "$commit"
+		rm -f "$PER_PATCH/kunit/results.json"
+		rc=0
+		(cd "$PER_PATCH/linux" && ./tools/testing/kunit/kunit.py run --arch=x86_64 \
+			--build_dir="$PER_PATCH/kunit" --kunitconfig=fs/jbd2 \
+			--kunitconfig="$TOP/qemu/guest.config" --jobs="$JOBS" \
+			--make_options=CC="ccache gcc" --make_options=HOSTCC="ccache gcc" \
+			--qemu_args='-accel tcg' --kernel_args=acpi=noirq --timeout=900 \
+			--json="$PER_PATCH/kunit/results.json") > "$log" 2>&1 || rc=$?
+		if [ $rc -eq 0 ] && "$TOP/kunit-tests/summarize.py" \
+			"$PER_PATCH/kunit/results.json" > "$log.summary" 2>&1; then
+			pass "kunit at patch $n: $subject ($(grep -c '^PASS' "$log.summary") cases)"
+		else
+			fail "kunit at patch $n: $subject (see $log)"
+		fi
+	done
+}
+
 case "${1:-}" in
 checkpatch) run_checkpatch ;;
 bisect) run_bisect ;;
 selftest) run_selftest ;;
-*) die "usage: $0 checkpatch|bisect|selftest" ;;
+kunit) run_kunit_per_commit ;;
+*) die "usage: $0 checkpatch|bisect|selftest|kunit" ;;
 esac
