@@ -229,7 +229,7 @@ if [ $doc = 1 ]; then
 		echo "# Journal fuzzing (--$profile)"
 		echo
 		echo "\`qemu/fuzz-harness.sh --$profile\`: seeds $range, kernel \`${KERNEL#"$TOP"/}\`"
-		echo "($(tree_version 2>/dev/null || echo '?')), measured $(date -u +%Y-%m-%d), wall time ${wall}s"
+		echo "(Linux $("$TOP/scripts/tree.sh" version 2>/dev/null | tail -n 1 || echo "?"), the series applied), measured $(date -u +%Y-%m-%d), wall time ${wall}s"
 		echo "on 2 cores under TCG (one guest: boot, 9 recordings, $SELFTEST selftest images, the images)."
 		echo
 		cat "$OUT/table.md"
