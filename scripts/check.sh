@@ -42,6 +42,19 @@ step bench-smoke "$TOP/qemu/bench.sh" --smoke
 # About 3,300 crash states, ~13 minutes: 0 failures on default mounts, at
 # least one from each negative control (nobarrier).
 step crash-harness "$TOP/qemu/crash-harness.sh" --quick
+# The device fails under fsync workloads (flushes, writes, dropped
+# writes) in both commit modes: EIO, abort, nothing acknowledged lost.
+step fault "$TOP/qemu/fault-harness.sh" --quick
+# Reliability on the debug kernel (qemu/debug.config: KASAN, lockdep,
+# KFENCE, ...; any splat fails a step): its checkers proven to report,
+# jbd2 KUnit, malformed options, fuzzed journals, a slice of the crash
+# matrix.
+DEBUG_KERNEL=$BUILD/debug/arch/x86/boot/bzImage
+step kunit-debug "$TOP/kunit-tests/run.sh" --debug run
+step debug-runner-selftest "$TOP/qemu/selftest.sh" --debug
+step guest-bad-options env KERNEL="$DEBUG_KERNEL" "$TOP/qemu/scenario.sh" bad-options
+step fuzz env KERNEL="$DEBUG_KERNEL" "$TOP/qemu/fuzz-harness.sh" --quick
+step crash-debug "$TOP/qemu/crash-harness.sh" --slice
 
 passed=$(grep -c '^PASS ' "$CHECK_OUT/results")
 failed=$(grep -c '^FAIL ' "$CHECK_OUT/results")
