@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "image.h"
+#include "fdutil.h"
+#include "errbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* ext4 on-disk offsets used here (fs/ext4/ext4.h). */
@@ -22,77 +20,6 @@
 #define EXT4_EXT_MAGIC		0xf30a
 #define EXT4_EXT_MAX_DEPTH	5
 #define EXT4_N_BLOCKS		15
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int jf_pread(int fd, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = 0;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-int jf_pwrite(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-
-	while (len > 0) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
-int jf_fd_size(int fd, uint64_t *size)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if (S_ISREG(st.st_mode)) {
-		*size = (uint64_t)st.st_size;
-		return 0;
-	}
-	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKGETSIZE64, size) < 0 ? -1 : 0;
-	errno = EINVAL;
-	return -1;
-}
 
 /* Walking the journal inode's block map into img->jmap. */
 struct mapper {
@@ -109,7 +36,7 @@ static int map_one(struct mapper *m, uint64_t lblk, uint64_t pblk)
 	if (lblk >= img->jblocks)
 		return 0;	/* past i_size: not part of the journal */
 	if (pblk == 0 || pblk >= img->blocks_count)
-		return fail(m->err, m->errlen,
+		return errbuf_fail(m->err, m->errlen,
 			    "journal block %llu maps to block %llu, outside the filesystem (%llu blocks)",
 			    (unsigned long long)lblk, (unsigned long long)pblk,
 			    (unsigned long long)img->blocks_count);
@@ -122,8 +49,8 @@ static int read_fs_block(struct mapper *m, uint64_t pblk, uint8_t *buf)
 	struct jf_image *img = m->img;
 
 	if (pblk == 0 || pblk >= img->blocks_count ||
-	    jf_pread(img->fd, buf, img->bs, pblk * img->bs) < 0)
-		return fail(m->err, m->errlen,
+	    pread_full(img->fd, buf, img->bs, pblk * img->bs) < 0)
+		return errbuf_fail(m->err, m->errlen,
 			    "cannot read block %llu of the journal inode's map",
 			    (unsigned long long)pblk);
 	return 0;
@@ -137,7 +64,7 @@ static int map_extents(struct mapper *m, const uint8_t *node, size_t size,
 
 	if (get_le16(node) != EXT4_EXT_MAGIC || level > EXT4_EXT_MAX_DEPTH ||
 	    12 + (size_t)entries * 12 > size)
-		return fail(m->err, m->errlen,
+		return errbuf_fail(m->err, m->errlen,
 			    "journal inode: bad extent tree node (level %d)", level);
 	for (unsigned i = 0; i < entries; i++) {
 		const uint8_t *e = node + 12 + i * 12;
@@ -160,10 +87,10 @@ static int map_extents(struct mapper *m, const uint8_t *node, size_t size,
 			int r;
 
 			if (!child)
-				return fail(m->err, m->errlen, "out of memory");
+				return errbuf_fail(m->err, m->errlen, "out of memory");
 			r = read_fs_block(m, leaf, child);
 			if (!r && get_le16(child + 6) != depth - 1)
-				r = fail(m->err, m->errlen,
+				r = errbuf_fail(m->err, m->errlen,
 					 "journal inode: extent node at block %llu has depth %u, expected %u",
 					 (unsigned long long)leaf,
 					 get_le16(child + 6), depth - 1);
@@ -195,7 +122,7 @@ static int map_indirect(struct mapper *m, uint64_t pblk, int level,
 		return map_one(m, (*lblk)++, pblk);
 	blk = malloc(m->img->bs);
 	if (!blk)
-		return fail(m->err, m->errlen, "out of memory");
+		return errbuf_fail(m->err, m->errlen, "out of memory");
 	r = read_fs_block(m, pblk, blk);
 	for (uint64_t i = 0; !r && i < per && *lblk < m->img->jblocks; i++)
 		r = map_indirect(m, get_le32(blk + i * 4), level - 1, lblk);
@@ -226,7 +153,7 @@ static int map_journal(struct jf_image *img, const uint8_t *inode,
 	}
 	for (uint32_t i = 0; i < img->jblocks; i++)
 		if (!img->jmap[i])
-			return fail(err, errlen, "journal block %u is a hole", i);
+			return errbuf_fail(err, errlen, "journal block %u is a hole", i);
 	return 0;
 }
 
@@ -243,20 +170,20 @@ static int read_journal_inode(struct jf_image *img, const uint8_t *sb,
 		desc_size = get_le16(sb + 0xfe);
 	if (!ipg || inode_size < 128 || inode_size > img->bs ||
 	    desc_size < 32 || desc_size > 64)
-		return fail(err, errlen, "bad ext4 super block (inodes per group %u, inode size %u, descriptor size %u)",
+		return errbuf_fail(err, errlen, "bad ext4 super block (inodes per group %u, inode size %u, descriptor size %u)",
 			    ipg, inode_size, desc_size);
 	group = (img->journal_inum - 1) / ipg;
 	index = (img->journal_inum - 1) % ipg;
 	gdt = (uint64_t)(first + 1) * img->bs + (uint64_t)group * desc_size;
-	if (jf_pread(img->fd, desc, desc_size, gdt) < 0)
-		return fail(err, errlen, "cannot read group descriptor %u", group);
+	if (pread_full(img->fd, desc, desc_size, gdt) < 0)
+		return errbuf_fail(err, errlen, "cannot read group descriptor %u", group);
 	table = get_le32(desc + 8);
 	if (desc_size >= 64)
 		table |= (uint64_t)get_le32(desc + 0x28) << 32;
 	if (!table || table >= img->blocks_count ||
-	    jf_pread(img->fd, inode, 128, table * img->bs +
+	    pread_full(img->fd, inode, 128, table * img->bs +
 		     (uint64_t)index * inode_size) < 0)
-		return fail(err, errlen, "cannot read journal inode %u (inode table at block %llu)",
+		return errbuf_fail(err, errlen, "cannot read journal inode %u (inode table at block %llu)",
 			    img->journal_inum, (unsigned long long)table);
 	return 0;
 }
@@ -270,19 +197,19 @@ int jf_image_open(struct jf_image *img, const char *path, int writable,
 	memset(img, 0, sizeof(*img));
 	img->fd = open(path, writable ? O_RDWR : O_RDONLY);
 	if (img->fd < 0)
-		return fail(err, errlen, "cannot open %s: %s", path, strerror(errno));
-	if (jf_fd_size(img->fd, &img->dev_size) < 0) {
-		fail(err, errlen, "%s: not a file or block device", path);
+		return errbuf_fail(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	if (fd_size(img->fd, &img->dev_size, NULL) < 0) {
+		errbuf_fail(err, errlen, "%s: not a file or block device", path);
 		goto out;
 	}
-	if (jf_pread(img->fd, sb, sizeof(sb), EXT4_SB_OFFSET) < 0 ||
+	if (pread_full(img->fd, sb, sizeof(sb), EXT4_SB_OFFSET) < 0 ||
 	    get_le16(sb + 0x38) != EXT4_SB_MAGIC) {
-		fail(err, errlen, "%s: no ext4 super block", path);
+		errbuf_fail(err, errlen, "%s: no ext4 super block", path);
 		goto out;
 	}
 	log_bs = get_le32(sb + 0x18);
 	if (log_bs > 6) {
-		fail(err, errlen, "%s: bad block size (log %u)", path, log_bs);
+		errbuf_fail(err, errlen, "%s: bad block size (log %u)", path, log_bs);
 		goto out;
 	}
 	img->bs = 1024u << log_bs;
@@ -293,12 +220,12 @@ int jf_image_open(struct jf_image *img, const char *path, int writable,
 		img->blocks_count = img->dev_size / img->bs;	/* truncated image */
 	if (!(get_le32(sb + 0x5c) & EXT4_HAS_JOURNAL) ||
 	    (get_le32(sb + 0x60) & EXT4_JOURNAL_DEV)) {
-		fail(err, errlen, "%s: no internal journal", path);
+		errbuf_fail(err, errlen, "%s: no internal journal", path);
 		goto out;
 	}
 	img->journal_inum = get_le32(sb + 0xe0);
 	if (!img->journal_inum || get_le32(sb + 0xe4)) {
-		fail(err, errlen, "%s: external journal (journal inode %u, device %#x)",
+		errbuf_fail(err, errlen, "%s: external journal (journal inode %u, device %#x)",
 		     path, img->journal_inum, get_le32(sb + 0xe4));
 		goto out;
 	}
@@ -308,14 +235,14 @@ int jf_image_open(struct jf_image *img, const char *path, int writable,
 			     (uint64_t)get_le32(inode + 0x6c) << 32;
 	if (img->journal_bytes / img->bs < 2 ||
 	    img->journal_bytes / img->bs > JF_MAX_JBLOCKS) {
-		fail(err, errlen, "%s: journal inode size %llu bytes is not usable",
+		errbuf_fail(err, errlen, "%s: journal inode size %llu bytes is not usable",
 		     path, (unsigned long long)img->journal_bytes);
 		goto out;
 	}
 	img->jblocks = (uint32_t)(img->journal_bytes / img->bs);
 	img->jmap = calloc(img->jblocks, sizeof(*img->jmap));
 	if (!img->jmap) {
-		fail(err, errlen, "out of memory");
+		errbuf_fail(err, errlen, "out of memory");
 		goto out;
 	}
 	if (map_journal(img, inode, err, errlen) == 0)
@@ -340,7 +267,7 @@ int jf_read_jblock(const struct jf_image *img, uint32_t jblock, void *buf)
 		errno = EINVAL;
 		return -1;
 	}
-	return jf_pread(img->fd, buf, img->bs, img->jmap[jblock] * img->bs);
+	return pread_full(img->fd, buf, img->bs, img->jmap[jblock] * img->bs);
 }
 
 int jf_write_jblock(const struct jf_image *img, uint32_t jblock,
@@ -350,5 +277,5 @@ int jf_write_jblock(const struct jf_image *img, uint32_t jblock,
 		errno = EINVAL;
 		return -1;
 	}
-	return jf_pwrite(img->fd, buf, img->bs, img->jmap[jblock] * img->bs);
+	return pwrite_full(img->fd, buf, img->bs, img->jmap[jblock] * img->bs);
 }

@@ -69,10 +69,4 @@ int jf_read_jblock(const struct jf_image *img, uint32_t jblock, void *buf);
 int jf_write_jblock(const struct jf_image *img, uint32_t jblock,
 		    const void *buf);
 
-/* Whole-buffer pread/pwrite; 0 or -1 (errno 0 on a short file). */
-int jf_pread(int fd, void *buf, size_t len, uint64_t off);
-int jf_pwrite(int fd, const void *buf, size_t len, uint64_t off);
-/* Size of a regular file or block device; 0 or -1. */
-int jf_fd_size(int fd, uint64_t *size);
-
 #endif /* JFUZZ_IMAGE_H */

@@ -4,6 +4,8 @@
  * that still needs recovery, for the journal fuzzing harness.
  */
 #include "image.h"
+#include "fdutil.h"
+#include "cliopt.h"
 #include "journal.h"
 #include "mutate.h"
 
@@ -97,25 +99,6 @@ static int parse_seed(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* --opt V or --opt=V; 1 if argv[*i] is @name. */
-static int option_value(int argc, char **argv, int *i, const char *name,
-			const char **value)
-{
-	size_t len = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, len))
-		return 0;
-	if (a[len] == '=') {
-		*value = a + len + 1;
-		return 1;
-	}
-	if (a[len])
-		return 0;
-	*value = *i + 1 < argc ? argv[++*i] : NULL;
-	return 1;
-}
-
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -195,7 +178,7 @@ static int copy_to(int in, uint64_t size, const char *path)
 	for (uint64_t off = 0; off < size && !r; off += chunk) {
 		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
 
-		if (jf_pread(in, buf, n, off) < 0 || jf_pwrite(out, buf, n, off) < 0) {
+		if (pread_full(in, buf, n, off) < 0 || pwrite_full(out, buf, n, off) < 0) {
 			fprintf(stderr, "jfuzz: copying to %s: %s\n", path,
 				errno ? strerror(errno) : "short read");
 			r = -1;

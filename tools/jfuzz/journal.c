@@ -1,24 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "journal.h"
 #include "crc32c.h"
+#include "errbuf.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 bool jf_has_csum23(const struct jf_journal *j)
 {
@@ -197,13 +184,13 @@ static int walk_log(struct jf_journal *j, char *err, size_t errlen)
 	int r = 0;
 
 	if (!blk)
-		return fail(err, errlen, "out of memory");
+		return errbuf_fail(err, errlen, "out of memory");
 	snprintf(j->end, sizeof(j->end), "walked the whole log");
 	while (w.visited < w.limit) {
 		uint32_t type, seq, here = jb;
 
 		if (jf_read_jblock(j->img, jb, blk) < 0) {
-			r = fail(err, errlen, "cannot read journal block %u: %s",
+			r = errbuf_fail(err, errlen, "cannot read journal block %u: %s",
 				 jb, errno ? strerror(errno) : "short read");
 			break;
 		}
@@ -227,7 +214,7 @@ static int walk_log(struct jf_journal *j, char *err, size_t errlen)
 		if (!j->ntxs || j->txs[j->ntxs - 1].tid != tid ||
 		    j->txs[j->ntxs - 1].committed) {
 			if (grow((void **)&j->txs, j->ntxs, &w.tcap, sizeof(*j->txs))) {
-				r = fail(err, errlen, "out of memory");
+				r = errbuf_fail(err, errlen, "out of memory");
 				break;
 			}
 			j->txs[j->ntxs++] = (struct jf_tx){ .tid = tid, .first = j->nblocks };
@@ -237,12 +224,12 @@ static int walk_log(struct jf_journal *j, char *err, size_t errlen)
 				type == JBD2_COMMIT_BLOCK ? JF_COMMIT : JF_REVOKE };
 
 		if (add_block(&w, &b)) {
-			r = fail(err, errlen, "out of memory");
+			r = errbuf_fail(err, errlen, "out of memory");
 			break;
 		}
 		jb = jf_next(j, jb);
 		if (type == JBD2_DESCRIPTOR_BLOCK && add_tags(&w, blk, here, tid, &jb)) {
-			r = fail(err, errlen, "out of memory");
+			r = errbuf_fail(err, errlen, "out of memory");
 			break;
 		}
 		if (type == JBD2_COMMIT_BLOCK) {
@@ -264,20 +251,20 @@ int jf_journal_load(struct jf_journal *j, const struct jf_image *img,
 	j->img = img;
 	blk = malloc(img->bs);
 	if (!blk)
-		return fail(err, errlen, "out of memory");
+		return errbuf_fail(err, errlen, "out of memory");
 	if (jf_read_jblock(img, 0, blk) < 0) {
 		free(blk);
-		return fail(err, errlen, "cannot read the journal super block");
+		return errbuf_fail(err, errlen, "cannot read the journal super block");
 	}
 	memcpy(j->sb, blk, JSB_SIZE);
 	free(blk);
 	type = get_be32(j->sb + 4);
 	if (get_be32(j->sb) != JBD2_MAGIC ||
 	    (type != JBD2_SUPERBLOCK_V1 && type != JBD2_SUPERBLOCK_V2))
-		return fail(err, errlen, "no jbd2 super block in journal block 0");
+		return errbuf_fail(err, errlen, "no jbd2 super block in journal block 0");
 	j->bs = get_be32(j->sb + JSB_BLOCKSIZE);
 	if (j->bs != img->bs)
-		return fail(err, errlen, "journal block size %u is not the filesystem's (%u)",
+		return errbuf_fail(err, errlen, "journal block size %u is not the filesystem's (%u)",
 			    j->bs, img->bs);
 	j->maxlen = get_be32(j->sb + JSB_MAXLEN);
 	j->first = get_be32(j->sb + JSB_FIRST);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "lwlog.h"
 #include "fdutil.h"
+#include "errbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +23,6 @@ static uint32_t get_le32(const unsigned char *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 |
 	       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 bool lw_entry_changes_dev(const struct lw_entry *e)
@@ -78,22 +65,22 @@ static int read_super(struct lw_log *log, char *err, size_t errlen)
 	uint64_t magic;
 
 	if (log->size < LW_SUPER_SIZE)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "log is %llu bytes, too short for a super block",
 			    (unsigned long long)log->size);
 	if (pread_full(log->fd, buf, sizeof(buf), 0) < 0)
-		return fail(err, errlen, "cannot read the super block: %s",
+		return errbuf_fail(err, errlen, "cannot read the super block: %s",
 			    errno ? strerror(errno) : "short read");
 	magic = get_le64(buf);
 	log->version = get_le64(buf + 8);
 	log->nr_entries = get_le64(buf + 16);
 	log->sectorsize = get_le32(buf + 24);
 	if (magic != LW_MAGIC)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "bad magic 0x%llx at byte 0 (expected 0x%llx): not a dm-log-writes log",
 			    (unsigned long long)magic, LW_MAGIC);
 	if (log->version != LW_VERSION)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "unsupported log version %llu (only %llu is known)",
 			    (unsigned long long)log->version, LW_VERSION);
 	return 0;
@@ -106,18 +93,18 @@ static int check_geometry(const struct lw_log *log, char *err, size_t errlen)
 	if (log->sectorsize < LW_MIN_SECTORSIZE ||
 	    log->sectorsize > LW_MAX_SECTORSIZE ||
 	    !is_power_of_two(log->sectorsize))
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "bad sectorsize %u in the super block (need a power of two in %u..%u)",
 			    log->sectorsize, LW_MIN_SECTORSIZE,
 			    LW_MAX_SECTORSIZE);
 	if (log->size < log->sectorsize)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "log is %llu bytes, shorter than its super block sector (%u bytes)",
 			    (unsigned long long)log->size, log->sectorsize);
 	/* Every entry takes at least one header sector. */
 	max_entries = (log->size - log->sectorsize) / log->sectorsize;
 	if (log->nr_entries > max_entries)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "super block claims %llu entries but a log of %llu bytes holds at most %llu",
 			    (unsigned long long)log->nr_entries,
 			    (unsigned long long)log->size,
@@ -131,10 +118,10 @@ static int read_mark_text(const struct lw_log *log, struct lw_entry *e,
 {
 	e->mark = calloc(1, data_len + 1);
 	if (!e->mark)
-		return fail(err, errlen, "out of memory");
+		return errbuf_fail(err, errlen, "out of memory");
 	if (data_len && pread_full(log->fd, e->mark, data_len,
 				   e->offset + LW_ENTRY_HDR_SIZE) < 0)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "entry %llu at byte %llu: cannot read mark text: %s",
 			    (unsigned long long)idx,
 			    (unsigned long long)e->offset,
@@ -175,13 +162,13 @@ static int read_entry(const struct lw_log *log, struct lw_entry *e,
 	const char *problem;
 
 	if (e->offset > log->size || log->size - e->offset < log->sectorsize)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "entry %llu at byte %llu: header runs past the end of the log (%llu bytes)",
 			    (unsigned long long)idx,
 			    (unsigned long long)e->offset,
 			    (unsigned long long)log->size);
 	if (pread_full(log->fd, hdr, sizeof(hdr), e->offset) < 0)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "entry %llu at byte %llu: cannot read header: %s",
 			    (unsigned long long)idx,
 			    (unsigned long long)e->offset,
@@ -192,7 +179,7 @@ static int read_entry(const struct lw_log *log, struct lw_entry *e,
 	data_len = get_le64(hdr + 24);
 	problem = entry_problem(log, e, data_len);
 	if (problem)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "entry %llu at byte %llu: %s (sector %llu, nr_sectors %llu, flags 0x%llx, data_len %llu)",
 			    (unsigned long long)idx,
 			    (unsigned long long)e->offset, problem,
@@ -217,7 +204,7 @@ static int next_entry_offset(const struct lw_log *log,
 	uint64_t data_off = lw_entry_data_offset(log, e);
 
 	if (data_off > log->size || log->size - data_off < data_len)
-		return fail(err, errlen,
+		return errbuf_fail(err, errlen,
 			    "entry %llu at byte %llu: its %llu bytes of data run past the end of the log (%llu bytes)",
 			    (unsigned long long)idx,
 			    (unsigned long long)e->offset,
@@ -234,7 +221,7 @@ static int read_entries(struct lw_log *log, char *err, size_t errlen)
 	log->entries = calloc(log->nr_entries ? log->nr_entries : 1,
 			      sizeof(*log->entries));
 	if (!log->entries)
-		return fail(err, errlen, "out of memory for %llu entries",
+		return errbuf_fail(err, errlen, "out of memory for %llu entries",
 			    (unsigned long long)log->nr_entries);
 	for (uint64_t i = 0; i < log->nr_entries; i++) {
 		struct lw_entry *e = &log->entries[i];
@@ -252,10 +239,10 @@ int lwlog_open(const char *path, struct lw_log *log, char *err, size_t errlen)
 	memset(log, 0, sizeof(*log));
 	log->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (log->fd < 0)
-		return fail(err, errlen, "cannot open log %s: %s", path,
+		return errbuf_fail(err, errlen, "cannot open log %s: %s", path,
 			    strerror(errno));
 	if (fd_size(log->fd, &log->size, NULL) < 0) {
-		fail(err, errlen, "cannot size log %s: %s", path,
+		errbuf_fail(err, errlen, "cannot size log %s: %s", path,
 		     strerror(errno));
 		goto out_close;
 	}
@@ -291,7 +278,7 @@ int lwlog_check_fits(const struct lw_log *log, uint64_t dev_size,
 			       lw_entry_dev_length(log, e);
 
 		if (lw_entry_changes_dev(e) && end > dev_size)
-			return fail(err, errlen,
+			return errbuf_fail(err, errlen,
 				    "entry %llu at byte %llu: sectors %llu..%llu end at byte %llu, past the end of DEV (%llu bytes)",
 				    (unsigned long long)i,
 				    (unsigned long long)e->offset,

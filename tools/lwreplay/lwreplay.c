@@ -7,6 +7,7 @@
  * keeps are applied with an undo log and taken back after the checker ran.
  */
 #include "apply.h"
+#include "cliopt.h"
 #include "crash.h"
 #include "lwlog.h"
 
@@ -184,29 +185,6 @@ static int parse_number(const char *opt, const char *s, uint64_t max,
 		return usage_error("bad value '%s' for %s", s, opt);
 	*v = r;
 	return 0;
-}
-
-/* Options that take a value: --opt V or --opt=V. */
-static int option_value(int argc, char **argv, int *i, const char *name,
-			const char **value)
-{
-	size_t len = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, len))
-		return 0;
-	if (a[len] == '=') {
-		*value = a + len + 1;
-		return 1;
-	}
-	if (a[len] != '\0')
-		return 0;
-	if (*i + 1 >= argc) {
-		*value = NULL;
-		return 1;
-	}
-	*value = argv[++*i];
-	return 1;
 }
 
 static int parse_valued_option(int argc, char **argv, int *i,

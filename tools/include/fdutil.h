@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Whole-buffer I/O on file descriptors, for regular files and block
- * devices alike.
+ * devices alike. Shared by the tools (tools/common/fdutil.c).
  */
-#ifndef LWREPLAY_FDUTIL_H
-#define LWREPLAY_FDUTIL_H
+#ifndef TOOLS_FDUTIL_H
+#define TOOLS_FDUTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,4 +24,4 @@ int fd_size(int fd, uint64_t *size, bool *is_blockdev);
 int pread_full(int fd, void *buf, size_t len, uint64_t off);
 int pwrite_full(int fd, const void *buf, size_t len, uint64_t off);
 
-#endif /* LWREPLAY_FDUTIL_H */
+#endif /* TOOLS_FDUTIL_H */
