@@ -4,4 +4,5 @@ TOOLS += jfuzz
 jfuzz_MAIN := jfuzz/jfuzz.c
 jfuzz_LIB := jfuzz/crc32c.c jfuzz/image.c jfuzz/journal.c jfuzz/mutate.c \
 	common/fdutil.c common/errbuf.c common/cliopt.c
-jfuzz_TEST := $(patsubst $(TOOLS_DIR)/%,%,$(wildcard $(TOOLS_DIR)/jfuzz/test/*.c))
+jfuzz_TEST := $(patsubst $(TOOLS_DIR)/%,%,$(wildcard $(TOOLS_DIR)/jfuzz/test/*.c)) \
+	common/testutil.c

@@ -2,13 +2,10 @@
 #define _GNU_SOURCE
 #include "jbuild.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 /* --- independent checksums --- */
 
@@ -358,164 +355,15 @@ int jb_save(const struct jbuild *b, const char *path)
 	return tu_write_file(path, b->img, (size_t)JB_BLOCKS * JB_BS);
 }
 
-/* --- files and commands --- */
-
-char *tu_tmpdir(void)
-{
-	const char *root = getenv("TMPDIR");
-	char *path = malloc(4096);
-
-	snprintf(path, 4096, "%s/jfuzz-XXXXXX", root && *root ? root : "/tmp");
-	if (!mkdtemp(path)) {
-		perror("mkdtemp");
-		abort();
-	}
-	return path;
-}
-
-char *tu_path(const char *dir, const char *name)
-{
-	size_t len = strlen(dir) + strlen(name) + 2;
-	char *p = malloc(len);
-
-	snprintf(p, len, "%s/%s", dir, name);
-	return p;
-}
-
-int tu_write_file(const char *path, const void *buf, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	int r = 0;
-
-	if (!f)
-		return -1;
-	if (len && fwrite(buf, 1, len, f) != len)
-		r = -1;
-	if (fclose(f))
-		r = -1;
-	return r;
-}
-
-uint8_t *tu_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	uint8_t *buf = NULL;
-	size_t cap = 0, n = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				abort();
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
-	buf[n] = 0;
-	*len = n;
-	return buf;
-}
-
-void tu_rmdir(const char *dir)
-{
-	char cmd[4200];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-static char *slurp_fd(int fd)
-{
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	ssize_t got;
-
-	lseek(fd, 0, SEEK_SET);
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			buf = realloc(buf, cap + 1);
-			if (!buf)
-				abort();
-		}
-		got = read(fd, buf + n, cap - n);
-		if (got > 0)
-			n += (size_t)got;
-	} while (got > 0);
-	buf[n] = '\0';
-	return buf;
-}
-
-static int tmp_fd(void)
-{
-	char *dir = tu_tmpdir();
-	char *path = tu_path(dir, "out");
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-
-	unlink(path);
-	rmdir(dir);
-	free(path);
-	free(dir);
-	return fd;
-}
-
-static int run(struct tu_cmd *r, char *const argv[])
-{
-	int out = tmp_fd(), err = tmp_fd(), status;
-	pid_t pid;
-
-	memset(r, 0, sizeof(*r));
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		dup2(out, STDOUT_FILENO);
-		dup2(err, STDERR_FILENO);
-		execv(argv[0], argv);
-		perror(argv[0]);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status)
-				      : 128 + WTERMSIG(status);
-	r->out = slurp_fd(out);
-	r->err = slurp_fd(err);
-	close(out);
-	close(err);
-	return r->status;
-}
+/* --- commands --- */
 
 int tu_jfuzz(struct tu_cmd *r, ...)
 {
-	const char *bin_dir = getenv("TOOLS_BIN");
-	char *argv[32], bin[4096];
-	int argc = 0;
 	va_list ap;
+	int rc;
 
-	snprintf(bin, sizeof(bin), "%s/jfuzz", bin_dir ? bin_dir : ".");
-	argv[argc++] = bin;
 	va_start(ap, r);
-	while (argc < 31 && (argv[argc] = va_arg(ap, char *)))
-		argc++;
+	rc = tu_toolv(r, "jfuzz", ap);
 	va_end(ap);
-	argv[argc] = NULL;
-	return run(r, argv);
-}
-
-int tu_sh(struct tu_cmd *r, const char *cmd)
-{
-	char *argv[] = { "/bin/sh", "-c", (char *)cmd, NULL };
-
-	return run(r, argv);
-}
-
-void tu_cmd_free(struct tu_cmd *r)
-{
-	free(r->out);
-	free(r->err);
-	memset(r, 0, sizeof(*r));
+	return rc;
 }

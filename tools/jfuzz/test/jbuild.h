@@ -9,6 +9,7 @@
 #ifndef JFUZZ_TEST_JBUILD_H
 #define JFUZZ_TEST_JBUILD_H
 
+#include "testutil.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,22 +60,7 @@ bool ref_header_ok(const uint8_t *blk, const uint8_t uuid[16]);
 bool ref_tag_ok(const uint8_t *desc, uint32_t tag_off, int csum, uint32_t tid,
 		const uint8_t *data, const uint8_t uuid[16]);
 
-/* Files and commands. */
-char *tu_tmpdir(void);
-char *tu_path(const char *dir, const char *name);
-uint8_t *tu_read_file(const char *path, size_t *len);
-int tu_write_file(const char *path, const void *buf, size_t len);
-void tu_rmdir(const char *dir);
-
-struct tu_cmd {
-	int status;
-	char *out;
-	char *err;
-};
 /* $TOOLS_BIN/jfuzz with NULL-terminated arguments; its exit status. */
 int tu_jfuzz(struct tu_cmd *r, ...);
-/* /bin/sh -c CMD, output captured. */
-int tu_sh(struct tu_cmd *r, const char *cmd);
-void tu_cmd_free(struct tu_cmd *r);
 
 #endif /* JFUZZ_TEST_JBUILD_H */

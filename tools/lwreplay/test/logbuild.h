@@ -7,6 +7,7 @@
 #ifndef LWREPLAY_TEST_LOGBUILD_H
 #define LWREPLAY_TEST_LOGBUILD_H
 
+#include "testutil.h"
 #include "../crash.h"
 #include "../lwlog.h"
 
@@ -62,22 +63,9 @@ unsigned char *ref_image(const struct logbuild *b, const unsigned char *base,
 			 size_t dev_size, uint64_t point,
 			 const struct crash_rule *rule);
 
-/* Files and commands. */
-char *tu_tmpdir(void);			/* fresh directory, malloc'd path */
-char *tu_path(const char *dir, const char *name);	/* malloc'd */
-int tu_write_file(const char *path, const void *buf, size_t len);
-unsigned char *tu_read_file(const char *path, size_t *len);
+/* Files and commands (the rest in testutil.h). */
 unsigned char *tu_pattern(size_t len, unsigned seed);	/* base images */
-
-struct tu_cmd {
-	int status;	/* exit code, or 128 + signal */
-	char *out;
-	char *err;
-};
-
 /* Run $TOOLS_BIN/lwreplay with the NULL-terminated arguments. */
 int tu_lwreplay(struct tu_cmd *r, ...);
-int tu_run(struct tu_cmd *r, char *const argv[]);
-void tu_cmd_free(struct tu_cmd *r);
 
 #endif /* LWREPLAY_TEST_LOGBUILD_H */
