@@ -65,7 +65,7 @@ OUT=${CRASH_OUT:-$BUILD/results/crash-$profile}
 # thread count: NAME ARGS (the scenario's; budget= and seed= added).
 # specs: the recordings that get a verdict, "WORKLOAD THREADS JOURNAL".
 if [ $profile = slice ]; then
-	KERNEL=${KERNEL:-$BUILD/debug/arch/x86/boot/bzImage}
+	KERNEL=${KERNEL:-$DEBUG_KERNEL}
 	export KERNEL
 	groups=(
 		"crash-churn workload=churn journal=small ops=$ops mode=default,nobarrier"

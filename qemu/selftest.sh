@@ -44,7 +44,7 @@ check() {
 }
 
 if [ $debug = 1 ]; then
-	export KERNEL=${KERNEL:-$BUILD/debug/arch/x86/boot/bzImage}
+	export KERNEL=${KERNEL:-$DEBUG_KERNEL}
 	for spec in "kasan:BUG: KASAN: slab-use-after-free" \
 		"lockdep:WARNING: possible circular locking dependency" \
 		"sleep:BUG: sleeping function called from invalid context"; do

@@ -49,7 +49,6 @@ step fault "$TOP/qemu/fault-harness.sh" --quick
 # KFENCE, ...; any splat fails a step): its checkers proven to report,
 # jbd2 KUnit, malformed options, fuzzed journals, a slice of the crash
 # matrix.
-DEBUG_KERNEL=$BUILD/debug/arch/x86/boot/bzImage
 step kunit-debug "$TOP/kunit-tests/run.sh" --debug run
 step debug-runner-selftest "$TOP/qemu/selftest.sh" --debug
 step guest-bad-options env KERNEL="$DEBUG_KERNEL" "$TOP/qemu/scenario.sh" bad-options

@@ -6,6 +6,8 @@ BUILD=${BUILD:-$TOP/build}
 TREE=${TREE:-$BUILD/linux}
 BASE_TAG=${BASE_TAG:-base}
 JOBS=${JOBS:-2}
+# The debug test kernel (qemu/debug.config, kunit-tests/run.sh --debug).
+DEBUG_KERNEL=${DEBUG_KERNEL:-$BUILD/debug/arch/x86/boot/bzImage}
 # The ccache directory lives outside the clone so that a fresh clone on the
 # same machine (CI) still builds warm.
 export CCACHE_DIR=${CCACHE_DIR:-/var/cache/jbd2-flush/ccache}
