@@ -6,10 +6,14 @@
 #   qemu/bench.sh [--short|--long]   stock and patched kernels, every mode,
 #                                    each cell 3 times; writes
 #                                    docs/results/bench-PROFILE.{md,tsv,png}
+#   qemu/bench.sh --ordering         the commit-ordering figure: metadata-
+#                                    only and data fsync workloads, stock
+#                                    and patched default/nobarrier and the
+#                                    patched full barrier (~15 min)
 #   qemu/bench.sh --smoke            patched kernel only, one short pass;
 #                                    PASS/FAIL lines on the counts only
 #                                    (no timing): for scripts/check.sh
-#   qemu/bench.sh --report [--short|--long]
+#   qemu/bench.sh --report [--short|--long|--ordering]
 #                                    only rewrite the docs from the last
 #                                    run's build/results/bench-PROFILE/
 #   qemu/bench.sh --compare A.tsv B.tsv
@@ -17,9 +21,12 @@
 #                                    files): PASS if every cell is within 5%
 #
 # Environment: BENCH_KERNELS (names, default "stock patched"; --smoke:
-# "patched"), BENCH_SECS, BENCH_REPS (override the profile), BENCH_OUT
-# (docs/results by default; the smoke run writes only to build/results).
-# Timings are noisy under TCG on a shared machine; counts are not.
+# "patched"), BENCH_DEVICES, BENCH_RUNS, BENCH_SECS, BENCH_REPS (override
+# the profile), BENCH_OUT (docs/results by default; the smoke run writes
+# only to build/results), BENCH_ICOUNT (default off: the host's real
+# time; N: QEMU's instruction-counted clock, 2^N ns per instruction, so
+# times and counts no longer follow the host's load; experimental, see
+# docs/results/bench-stability.md).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -36,10 +43,12 @@ kernel_image() {
 	esac
 }
 kernel_modes() {
-	case $1 in
-	stock) echo default,nobarrier,async-ordered,async-journal ;;
+	case $1:$profile in
+	stock:ordering) echo default,nobarrier ;;
+	stock:*) echo default,nobarrier,async-ordered,async-journal ;;
 	# default is journal_csum_order here; nocsum-order is today's commit.
-	patched) echo default,nocsum-order,nobarrier,async-ordered,async-journal ;;
+	patched:ordering) echo default,nocsum-order,nobarrier ;;
+	patched:*) echo default,nocsum-order,nobarrier,async-ordered,async-journal ;;
 	esac
 }
 # The reference cells of the ratio columns: this kernel's default and
@@ -55,22 +64,32 @@ if [ "${1:-}" = --report ]; then report_only=1; shift; fi
 case ${1:-} in
 --short|'') ;;
 --long) profile=long ;;
+--ordering) profile=ordering ;;
 --smoke) profile=smoke ;;
 --compare) [ $# -eq 3 ] || usage; profile=compare ;;
 *) usage ;;
 esac
 DEVICES=ssd:1,ssd:0,hdd:1,hdd:0
 TRACE=0
+PLOT=append
 case $profile in
 # 1-thread counts are exact in any run; 16 threads batch by timing and
 # need more fsyncs for a stable count.
 short) RUNS=append:1:1,append:16:3 SECS=1 REPS=3 ;;
 long) RUNS=append:1:2,append:4,append:16,append:64,meta:1:2,meta:16,fdatasync:1:2,fdatasync:16
 	RUNS+=,osync:1:2,osync:16,create:1:2,create:16 SECS=3 REPS=3 ;;
+# create: metadata-only fsync (every commit may be checksum-ordered); the
+# others carry data, whose commits keep the full barrier.
+ordering) DEVICES=hdd:0,ssd:0,ssd:1 PLOT=create SECS=2 REPS=3
+	RUNS=create:1,create:4,create:16,meta:1,append:1,fdatasync:1,osync:1 ;;
 smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
 	SMOKE_MODES=default,nobarrier ;;
 esac
+DEVICES=${BENCH_DEVICES:-$DEVICES}
+RUNS=${BENCH_RUNS:-${RUNS:-}}
 SECS=${BENCH_SECS:-${SECS:-1}}
+ICOUNT=${BENCH_ICOUNT:-off}
+[ "$ICOUNT" != off ] || ICOUNT=
 REPS=${BENCH_REPS:-${REPS:-1}}
 if [ $profile = smoke ]; then KERNELS=${BENCH_KERNELS:-patched}; else KERNELS=${BENCH_KERNELS:-stock patched}; fi
 OUT=$BUILD/results/bench-$profile
@@ -170,16 +189,17 @@ mode_index() {
 	echo $i
 }
 
-# plot CELLS.TSV PNG TITLE: ops/s against threads for the append workload,
+# plot CELLS.TSV PNG TITLE: ops/s against threads for the $PLOT workload,
 # one panel per device, one line per kernel:mode (error bars: min-max).
 plot() {
-	local cells=$1 png=$2 title=$3 tmp series=() s d di si us
+	local cells=$1 png=$2 title=$3 tmp series=() s d di si us rows
 	tmp=$(mktemp -d)
-	mapfile -t series < <(awk -F'\t' 'NR > 1 && $5 == "append" && !seen[$1 ":" $4]++ { print $1 ":" $4 }' "$cells")
+	mapfile -t series < <(awk -F'\t' -v W="$PLOT" 'NR > 1 && $5 == W && !seen[$1 ":" $4]++ { print $1 ":" $4 }' "$cells")
+	rows=$(( ($(tr , '\n' <<< "$DEVICES" | wc -l) + 1) / 2 ))
 	{
-		echo "set terminal pngcairo size 1200,900 noenhanced font ',10'"
+		echo "set terminal pngcairo size 1200,$((450 * rows)) noenhanced font ',10'"
 		echo "set output '$png'"
-		echo "set multiplot layout 2,2 title '$title'"
+		echo "set multiplot layout $rows,2 title '$title'"
 		echo "set logscale x 2; set xlabel 'threads'; set ylabel 'ops/s'"
 		echo "set key top left; set grid; set yrange [0:*]; set offsets graph 0.05, graph 0.05, 0, 0"
 		di=0
@@ -191,7 +211,7 @@ plot() {
 			si=0
 			for s in "${series[@]}"; do
 				awk -F'\t' -v K="${s%%:*}" -v M="${s#*:}" -v P="${d%:*}" -v F="${d#*:}" \
-					'NR > 1 && $1 == K && $4 == M && $2 == P && $3 == F && $5 == "append" {
+					-v W="$PLOT" 'NR > 1 && $1 == K && $4 == M && $2 == P && $3 == F && $5 == W {
 					print $6, $8, $9, $10 }' "$cells" > "$tmp/$di-$si.dat"
 				[ $si -eq 0 ] || printf ","
 				# Same colour per mode, dashes for every kernel but the reference.
@@ -220,9 +240,17 @@ report() {
 		echo "[docs/benchmark.md](../benchmark.md). Each cell ran $REPS times (runs"
 		echo "\`$RUNS\`: workload:threads[:seconds], default ${SECS} s). ops/s and"
 		echo "latencies are medians of the runs (min-max); counts per fsync are over all"
-		echo "runs (min-max of the runs). Times come from QEMU TCG on a shared 2-core"
-		echo "machine and are noisy; the counts are not (how stable they are across"
-		echo "runs: [bench-stability.md](bench-stability.md))."
+		if [ -s "$OUT/icount" ]; then
+			echo "runs (min-max of the runs). Times are the guest's: QEMU TCG with"
+			echo "\`-icount shift=$(cat "$OUT/icount"),sleep=off\`, a virtual clock that advances"
+			echo "$((1 << $(cat "$OUT/icount"))) ns per guest instruction and skips idle time, so times and"
+			echo "counts measure the guest's work and the model's flush cost, not the"
+			echo "host's load (how stable: [bench-stability.md](bench-stability.md))."
+		else
+			echo "runs (min-max of the runs). Times come from QEMU TCG on a shared 2-core"
+			echo "machine in real time and are noisy; the counts are not (how stable they"
+			echo "are across runs: [bench-stability.md](bench-stability.md))."
+		fi
 		echo
 		for k in $KERNELS; do
 			echo "- $k: \`$(cat "$OUT/$k.release")\`"
@@ -238,7 +266,7 @@ report() {
 			{ printf "  - %s: %s -> %s %s %s\n", $1, b[$1], $2, $3, $4 }' \
 			"$OUT/load-before" "$OUT/load-after" 2>/dev/null || true
 		echo
-		echo "![ops/s against threads, append + fsync]($(basename "$png"))"
+		echo "![ops/s against threads, $PLOT]($(basename "$png"))"
 		echo
 		sed -n 's/^\([^\t]*\)\tmodel\t/\1\t/p' "$OUT/results.tsv" | awk -F'\t' '
 			{ printf "Model check, %s %s fua=%s: flushcost charged %s flushes and %s FUA writes; /sys/block stat: %s flushes%s.\n",
@@ -295,7 +323,7 @@ if [ $report_only = 1 ]; then
 	{ echo "$CELLS_HEADER"; cells "$OUT/results.tsv"; } > "$OUT/cells.tsv"
 	mkdir -p "$DOCS"
 	cp "$OUT/cells.tsv" "$DOCS/bench-$profile.tsv"
-	plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "append + fsync, $profile profile: ops/s (median, min-max) against threads"
+	plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "$PLOT, $profile profile: ops/s (median, min-max) against threads"
 	report "$OUT/cells.tsv" "$DOCS/bench-$profile.md" "$DOCS/bench-$profile.png"
 	log "wrote $DOCS/bench-$profile.md, .tsv, .png"
 	exit 0
@@ -318,6 +346,7 @@ mkdir -p "$OUT"
 make -s -C "$TOP/tools" guest
 ndev=$(tr , '\n' <<< "$DEVICES" | wc -l)
 start=$(date +%s)
+printf %s "$ICOUNT" > "$OUT/icount"
 failed=()
 for k in $KERNELS; do
 	img=$(kernel_image "$k")
@@ -334,7 +363,7 @@ for k in $KERNELS; do
 	progress "$OUT/$k/console.log" &
 	progpid=$!
 	echo "$k $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load-before"
-	KERNEL=$img RESULTS=$OUT/$k MEM=1024 TIMEOUT=$timeout \
+	ICOUNT=$ICOUNT KERNEL=$img RESULTS=$OUT/$k MEM=1024 TIMEOUT=$timeout \
 		"$TOP/qemu/scenario.sh" bench devices="$DEVICES" modes="$modes" runs="$RUNS" \
 		secs="$SECS" reps="$REPS" trace="$TRACE" > "$OUT/$k.log" 2>&1 || failed+=("$k")
 	echo "$k $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/load-after"
@@ -398,7 +427,7 @@ fi
 
 mkdir -p "$DOCS"
 cp "$OUT/cells.tsv" "$DOCS/bench-$profile.tsv"
-plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "append + fsync, $profile profile: ops/s (median, min-max) against threads"
+plot "$OUT/cells.tsv" "$DOCS/bench-$profile.png" "$PLOT, $profile profile: ops/s (median, min-max) against threads"
 report "$OUT/cells.tsv" "$DOCS/bench-$profile.md" "$DOCS/bench-$profile.png"
 log "wrote $DOCS/bench-$profile.md, .tsv, .png ($(cat "$OUT/wall")s)"
 [ ${#failed[@]} -eq 0 ]

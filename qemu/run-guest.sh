@@ -17,7 +17,10 @@ missing END marker, or a scenario rc != 0. Bad arguments exit 2.
 Results dir (default $BUILD/results/NAME): console.log, and what the guest
 left in /results (results.tsv, output.log, dmesg.txt).
 VERBOSE=1 also shows the console while the guest runs; KERNEL_APPEND adds
-kernel command-line arguments (e.g. initcall_debug).
+kernel command-line arguments (e.g. initcall_debug); ICOUNT=SHIFT runs the
+guest on a virtual clock that advances 2^SHIFT ns per instruction and skips
+idle time (QEMU -icount shift=SHIFT,sleep=off): guest time then no longer
+depends on the host's load (the benchmark uses it).
 USAGE
 }
 bad() { printf 'run-guest.sh: %s (see --help)\n' "$*" >&2; exit 2; }
@@ -38,6 +41,10 @@ while [ $# -gt 0 ]; do
 	*) bad "unknown argument '$1'" ;;
 	esac
 done
+case ${ICOUNT:-} in
+''|[0-9]|10) ;;
+*) bad "ICOUNT must be a shift from 0 to 10, not '$ICOUNT'" ;;
+esac
 [ -n "$kernel" ] || bad "--kernel is required"
 [ -n "$initrd" ] || bad "--initrd is required"
 [ -n "$scenario" ] || bad "--scenario is required"
@@ -91,7 +98,11 @@ if [ "${VERBOSE:-0}" = 1 ]; then tail -n +1 -f "$log" & tailpid=$!; fi
 log "booting $scenario (timeout ${timeout}s, console: $log)"
 start=$(date +%s)
 qrc=0
-timeout --kill-after=10 "$timeout" qemu-system-x86_64 -accel tcg -m "$mem" -smp 2 \
+# A virtual clock tied to the instruction count: one host thread runs both
+# vCPUs in turn, and the guest's clock follows the work it has done.
+icount=()
+[ -z "${ICOUNT:-}" ] || icount=(-icount "shift=$ICOUNT,sleep=off")
+timeout --kill-after=10 "$timeout" qemu-system-x86_64 -accel tcg "${icount[@]}" -m "$mem" -smp 2 \
 	-nographic -nodefaults -no-reboot -monitor none -serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" "${qdisks[@]}" \
 	</dev/null || qrc=$?
