@@ -86,6 +86,7 @@ smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
 	SMOKE_MODES=default,nobarrier ;;
 esac
 DEVICES=${BENCH_DEVICES:-$DEVICES}
+ndev=$(tr , '\n' <<< "$DEVICES" | wc -l)
 RUNS=${BENCH_RUNS:-${RUNS:-}}
 SECS=${BENCH_SECS:-${SECS:-1}}
 ICOUNT=${BENCH_ICOUNT:-off}
@@ -195,7 +196,7 @@ plot() {
 	local cells=$1 png=$2 title=$3 tmp series=() s d di si us rows
 	tmp=$(mktemp -d)
 	mapfile -t series < <(awk -F'\t' -v W="$PLOT" 'NR > 1 && $5 == W && !seen[$1 ":" $4]++ { print $1 ":" $4 }' "$cells")
-	rows=$(( ($(tr , '\n' <<< "$DEVICES" | wc -l) + 1) / 2 ))
+	rows=$(( (ndev + 1) / 2 ))
 	{
 		echo "set terminal pngcairo size 1200,$((450 * rows)) noenhanced font ',10'"
 		echo "set output '$png'"
@@ -230,7 +231,7 @@ plot() {
 
 # report CELLS.TSV MD PNG: the markdown page.
 report() {
-	local cells=$1 md=$2 png=$3 d w ref=$REF_KERNEL
+	local cells=$1 md=$2 png=$3 d w ref=$REF_KERNEL icount_shift
 	awk -F'\t' -v R="$ref" 'NR > 1 && $1 == R { f = 1 } END { exit !f }' "$cells" ||
 		ref=$(awk -F'\t' 'NR == 2 { print $1 }' "$cells")
 	{
@@ -240,10 +241,11 @@ report() {
 		echo "[docs/benchmark.md](../benchmark.md). Each cell ran $REPS times (runs"
 		echo "\`$RUNS\`: workload:threads[:seconds], default ${SECS} s). ops/s and"
 		echo "latencies are medians of the runs (min-max); counts per fsync are over all"
-		if [ -s "$OUT/icount" ]; then
+		icount_shift=$(cat "$OUT/icount" 2>/dev/null || true)
+		if [ -n "$icount_shift" ]; then
 			echo "runs (min-max of the runs). Times are the guest's: QEMU TCG with"
-			echo "\`-icount shift=$(cat "$OUT/icount"),sleep=off\`, a virtual clock that advances"
-			echo "$((1 << $(cat "$OUT/icount"))) ns per guest instruction and skips idle time, so times and"
+			echo "\`-icount shift=$icount_shift,sleep=off\`, a virtual clock that advances"
+			echo "$((1 << icount_shift)) ns per guest instruction and skips idle time, so times and"
 			echo "counts measure the guest's work and the model's flush cost, not the"
 			echo "host's load (how stable: [bench-stability.md](bench-stability.md))."
 		else
@@ -344,7 +346,6 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 "$TOP/qemu/mkinitramfs.sh" "$BUILD/initramfs/initramfs.cpio.gz"
 make -s -C "$TOP/tools" guest
-ndev=$(tr , '\n' <<< "$DEVICES" | wc -l)
 start=$(date +%s)
 printf %s "$ICOUNT" > "$OUT/icount"
 failed=()

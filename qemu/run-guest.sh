@@ -20,7 +20,7 @@ VERBOSE=1 also shows the console while the guest runs; KERNEL_APPEND adds
 kernel command-line arguments (e.g. initcall_debug); ICOUNT=SHIFT runs the
 guest on a virtual clock that advances 2^SHIFT ns per instruction and skips
 idle time (QEMU -icount shift=SHIFT,sleep=off): guest time then no longer
-depends on the host's load (the benchmark uses it).
+depends on the host's load (experimental: BENCH_ICOUNT in qemu/bench.sh).
 USAGE
 }
 bad() { printf 'run-guest.sh: %s (see --help)\n' "$*" >&2; exit 2; }
