@@ -23,10 +23,10 @@
 # Environment: BENCH_KERNELS (names, default "stock patched"; --smoke:
 # "patched"), BENCH_DEVICES, BENCH_RUNS, BENCH_SECS, BENCH_REPS (override
 # the profile), BENCH_OUT (docs/results by default; the smoke run writes
-# only to build/results), BENCH_ICOUNT (default off: the host's real
-# time; N: QEMU's instruction-counted clock, 2^N ns per instruction, so
-# times and counts no longer follow the host's load; experimental, see
-# docs/results/bench-stability.md).
+# only to build/results), BENCH_ICOUNT (default 2: QEMU's instruction-
+# counted clock, 2^N ns per guest instruction, one vCPU, so times and
+# counts do not follow the host's load; off: the host's real time, two
+# vCPUs; see docs/results/bench-stability.md).
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -89,7 +89,9 @@ DEVICES=${BENCH_DEVICES:-$DEVICES}
 ndev=$(tr , '\n' <<< "$DEVICES" | wc -l)
 RUNS=${BENCH_RUNS:-${RUNS:-}}
 SECS=${BENCH_SECS:-${SECS:-1}}
-ICOUNT=${BENCH_ICOUNT:-off}
+# The counted clock by default: with the host's real time, how many
+# fsyncs share a commit follows the host's load (bench-stability.md).
+ICOUNT=${BENCH_ICOUNT:-2}
 [ "$ICOUNT" != off ] || ICOUNT=
 REPS=${BENCH_REPS:-${REPS:-1}}
 if [ $profile = smoke ]; then KERNELS=${BENCH_KERNELS:-patched}; else KERNELS=${BENCH_KERNELS:-stock patched}; fi
@@ -244,14 +246,14 @@ report() {
 		icount_shift=$(cat "$OUT/icount" 2>/dev/null || true)
 		if [ -n "$icount_shift" ]; then
 			echo "runs (min-max of the runs). Times are the guest's: QEMU TCG with"
-			echo "\`-icount shift=$icount_shift,sleep=off\`, a virtual clock that advances"
-			echo "$((1 << icount_shift)) ns per guest instruction and skips idle time, so times and"
-			echo "counts measure the guest's work and the model's flush cost, not the"
-			echo "host's load (how stable: [bench-stability.md](bench-stability.md))."
+			echo "\`-icount shift=$icount_shift,sleep=off\` and one vCPU, a virtual clock that"
+			echo "advances $((1 << icount_shift)) ns per guest instruction and skips idle time, so"
+			echo "times and counts measure the guest's work and the model's flush cost,"
+			echo "not the host's load (how stable: [bench-stability.md](bench-stability.md))."
 		else
-			echo "runs (min-max of the runs). Times come from QEMU TCG on a shared 2-core"
-			echo "machine in real time and are noisy; the counts are not (how stable they"
-			echo "are across runs: [bench-stability.md](bench-stability.md))."
+			echo "runs (min-max of the runs). Times come from QEMU TCG (two vCPUs) on a"
+			echo "shared 2-core machine in real time (BENCH_ICOUNT=off) and are noisy, and"
+			echo "so are the multi-thread counts ([bench-stability.md](bench-stability.md))."
 		fi
 		echo
 		for k in $KERNELS; do

@@ -19,8 +19,9 @@ left in /results (results.tsv, output.log, dmesg.txt).
 VERBOSE=1 also shows the console while the guest runs; KERNEL_APPEND adds
 kernel command-line arguments (e.g. initcall_debug); ICOUNT=SHIFT runs the
 guest on a virtual clock that advances 2^SHIFT ns per instruction and skips
-idle time (QEMU -icount shift=SHIFT,sleep=off): guest time then no longer
-depends on the host's load (experimental: BENCH_ICOUNT in qemu/bench.sh).
+idle time (QEMU -icount shift=SHIFT,sleep=off), on one vCPU: guest time then
+no longer depends on the host's load (qemu/bench.sh uses it). SMP=N sets
+the vCPUs (default 2, or 1 with ICOUNT).
 USAGE
 }
 bad() { printf 'run-guest.sh: %s (see --help)\n' "$*" >&2; exit 2; }
@@ -44,6 +45,10 @@ done
 case ${ICOUNT:-} in
 ''|[0-9]|10) ;;
 *) bad "ICOUNT must be a shift from 0 to 10, not '$ICOUNT'" ;;
+esac
+case ${SMP:-} in
+''|[1-8]) ;;
+*) bad "SMP must be a vCPU count from 1 to 8, not '$SMP'" ;;
 esac
 [ -n "$kernel" ] || bad "--kernel is required"
 [ -n "$initrd" ] || bad "--initrd is required"
@@ -98,11 +103,19 @@ if [ "${VERBOSE:-0}" = 1 ]; then tail -n +1 -f "$log" & tailpid=$!; fi
 log "booting $scenario (timeout ${timeout}s, console: $log)"
 start=$(date +%s)
 qrc=0
-# A virtual clock tied to the instruction count: one host thread runs both
-# vCPUs in turn, and the guest's clock follows the work it has done.
+# A virtual clock tied to the instruction count: the guest's clock follows
+# the work it has done. QEMU then runs every vCPU in turn on one host
+# thread, so a second vCPU adds no speed, only a way to stall: a vCPU
+# spinning for a lock the other holds burns virtual time until the
+# round-robin switches (seen as sleeps overrunning by a minute and a
+# guest making no progress). One vCPU unless SMP says otherwise.
 icount=()
-[ -z "${ICOUNT:-}" ] || icount=(-icount "shift=$ICOUNT,sleep=off")
-timeout --kill-after=10 "$timeout" qemu-system-x86_64 -accel tcg "${icount[@]}" -m "$mem" -smp 2 \
+smp=${SMP:-2}
+if [ -n "${ICOUNT:-}" ]; then
+	icount=(-icount "shift=$ICOUNT,sleep=off")
+	smp=${SMP:-1}
+fi
+timeout --kill-after=10 "$timeout" qemu-system-x86_64 -accel tcg "${icount[@]}" -m "$mem" -smp "$smp" \
 	-nographic -nodefaults -no-reboot -monitor none -serial "file:$log" \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" "${qdisks[@]}" \
 	</dev/null || qrc=$?
