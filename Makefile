@@ -45,7 +45,7 @@ crash-long: kernel
 	@qemu/crash-harness.sh --long
 
 # Flush-cost benchmark, stock and patched kernels side by side
-# (docs/benchmark.md): bench = the short profile (~10 min), bench-long the
+# (docs/benchmark.md): bench = the short profile (~6 min), bench-long the
 # docs' one. Both write docs/results/bench-<profile>.{md,tsv,png}.
 bench: kernel stock-kernel tools
 	@qemu/bench.sh --short

@@ -9,7 +9,7 @@
 #   qemu/bench.sh --ordering         the commit-ordering figure: metadata-
 #                                    only and data fsync workloads, stock
 #                                    and patched default/nobarrier and the
-#                                    patched full barrier (~15 min)
+#                                    patched full barrier (~12 min)
 #   qemu/bench.sh --smoke            patched kernel only, one short pass;
 #                                    PASS/FAIL lines on the counts only
 #                                    (no timing): for scripts/check.sh
@@ -204,7 +204,8 @@ plot() {
 		echo "set output '$png'"
 		echo "set multiplot layout $rows,2 title '$title'"
 		echo "set logscale x 2; set xlabel 'threads'; set ylabel 'ops/s'"
-		echo "set key top left; set grid; set yrange [0:*]; set offsets graph 0.05, graph 0.05, 0, 0"
+		# Headroom above the highest line: the key sits there, over no data.
+		echo "set key top left Left reverse samplen 2 maxrows 4; set grid; set yrange [0:*]; set offsets graph 0.05, graph 0.05, graph 0.35, 0"
 		di=0
 		for d in ${DEVICES//,/ }; do
 			case ${d%:*} in ssd) us=1 ;; *) us=8 ;; esac
