@@ -105,10 +105,10 @@ start=$(date +%s)
 qrc=0
 # A virtual clock tied to the instruction count: the guest's clock follows
 # the work it has done. QEMU then runs every vCPU in turn on one host
-# thread, so a second vCPU adds no speed, only a way to stall: a vCPU
-# spinning for a lock the other holds burns virtual time until the
-# round-robin switches (seen as sleeps overrunning by a minute and a
-# guest making no progress). One vCPU unless SMP says otherwise.
+# thread, so a second vCPU adds no speed, only a way to stall: the idle
+# vCPU's timers stopped firing (an RCU stall report naming it, a 3 s run
+# lasting 23 s; docs/results/bench-stability.md). One vCPU unless SMP
+# says otherwise.
 icount=()
 smp=${SMP:-2}
 if [ -n "${ICOUNT:-}" ]; then
