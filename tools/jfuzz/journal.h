@@ -57,6 +57,7 @@
 #define CB_SEQUENCE	0x08
 #define CB_CSUM_TYPE	0x0c
 #define CB_CSUM_SIZE	0x0d
+#define CB_UNFLUSHED	0x0e	/* CSUM_ORDER unflushed window, __be16 */
 #define CB_CHKSUM	0x10
 #define CB_COMMIT_SEC	0x30
 #define CB_COMMIT_NSEC	0x38

@@ -296,6 +296,7 @@ static int m_commit(struct ctx *c)
 		{ "h_sequence", CB_SEQUENCE, 4, 0 },
 		{ "h_chksum_type", CB_CSUM_TYPE, 1, 0 },
 		{ "h_chksum_size", CB_CSUM_SIZE, 1, 0 },
+		{ "h_unflushed", CB_UNFLUSHED, 2, 0 },
 		{ "h_chksum[0]", CB_CHKSUM, 4, 0 },
 		{ "h_commit_sec", CB_COMMIT_SEC, 8, 0 },
 		{ "h_commit_nsec", CB_COMMIT_NSEC, 4, 0 },
@@ -672,13 +673,17 @@ static int absurd_commit(struct ctx *c)
 	static const struct field f[] = {
 		{ "h_chksum_size", CB_CSUM_SIZE, 1, 0 },
 		{ "h_chksum_type", CB_CSUM_TYPE, 1, 0 },
+		{ "h_unflushed", CB_UNFLUSHED, 2, 0 },
 	};
+	const struct field *pick_f = &f[below(&c->rng, 3)];
 	char change[160];
 	uint8_t *buf = block(c, b->jblock);
 
 	if (!buf)
 		return -1;
-	set_field(buf, &f[below(&c->rng, 2)], 0xff, change, sizeof(change));
+	/* 0xff, or the largest window a commit block can claim. */
+	set_field(buf, pick_f, pick_f->width == 2 ? 0xffff : 0xff, change,
+		  sizeof(change));
 	say(c, b->jblock, b->tid, "%s%s", change, fix(c, buf));
 	return 0;
 }
