@@ -100,9 +100,11 @@ static struct {
 /*
  * Wait until @end. A timer fires on the first expiry check after its time,
  * which is up to hrtimer_resolution late (a whole tick on a kernel without
- * high-resolution timers, as the test kernel is), so sleep until a bit
- * more than that is left and spin the rest: a 1 ms charge costs 1 ms, not
- * a tick or two. With high-resolution timers this is a plain sleep.
+ * high-resolution timers), so sleep until a bit more than that is left and
+ * spin the rest: a 1 ms charge costs 1 ms, not a tick or two. The guest
+ * kernel has high-resolution timers (qemu/guest.config), where this is a
+ * plain sleep and the CPU is free for other threads during a charge, as
+ * it is while a real drive flushes its cache.
  */
 static void fc_wait_until(ktime_t end)
 {
