@@ -81,7 +81,7 @@ long) RUNS=append:1:2,append:4,append:16,append:64,meta:1:2,meta:16,fdatasync:1:
 # create: metadata-only fsync (every commit may be checksum-ordered); the
 # others carry data, whose commits keep the full barrier.
 ordering) DEVICES=hdd:0,ssd:0,ssd:1 PLOT=create SECS=2 REPS=3
-	RUNS=create:1,create:4,create:16,meta:1,append:1,fdatasync:1,osync:1 ;;
+	RUNS=create:1,create:4,create:16,create:64,meta:1,append:1,fdatasync:1,osync:1 ;;
 smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
 	SMOKE_MODES=default,nobarrier ;;
 esac
