@@ -675,7 +675,7 @@ static int absurd_commit(struct ctx *c)
 		{ "h_chksum_type", CB_CSUM_TYPE, 1, 0 },
 		{ "h_unflushed", CB_UNFLUSHED, 2, 0 },
 	};
-	const struct field *pick_f = &f[below(&c->rng, 3)];
+	const struct field *pick_f = &f[below(&c->rng, sizeof(f) / sizeof(f[0]))];
 	char change[160];
 	uint8_t *buf = block(c, b->jblock);
 
