@@ -116,8 +116,11 @@ fz_mount() {
 # OUTCOME recovered (the first mount worked) or refused, MESSAGE the class
 # of the kernel's refusal; FSCK e2fsck -fy's exit (the last one, after the
 # discard path); DISCARD 0, 1 (e2fsck refused the journal: unknown
-# feature) or 2 (e2fsck passed it, the kernel still refused it: an
-# e2fsprogs gap); FINAL the last mount (ok/failed) and FINAL-MESSAGE what
+# feature), 2 (e2fsck passed it, the kernel still refused it: an
+# e2fsprogs gap) or 3 (e2fsck cleared the journal super block's V2 fields,
+# checksum features included, and replayed a v3 log as if it had none,
+# wrecking the filesystem: an e2fsprogs gap; the kernel had refused the
+# journal); FINAL the last mount (ok/failed) and FINAL-MESSAGE what
 # the kernel said when it failed; VERDICT ok or FAIL-<why>. SABOTAGE "zero" wipes the image
 # after jfuzz: the selftest's unmountable filesystem.
 fz_image() {
@@ -152,6 +155,11 @@ fz_image() {
 	if [ "$_fsck" -ge 4 ] &&
 	   grep -qiE 'unknown [a-z-]* ?feature flag|unsupported feature' "$FZ_TMP/fsck"; then
 		_discard=1
+		[ "${FZ_VERBOSE:-0}" != 1 ] || sed -e 's/^/    /' -e 's/WARNING:/Warning:/g' "$FZ_TMP/fsck"
+		_fsck=$(fz_discard_journal "$_dev")
+	elif [ "$_fsck" -ge 4 ] && [ "$_outcome" = refused ] &&
+	     grep -q 'invalid V2 journal superblock fields' "$FZ_TMP/fsck"; then
+		_discard=3
 		[ "${FZ_VERBOSE:-0}" != 1 ] || sed -e 's/^/    /' -e 's/WARNING:/Warning:/g' "$FZ_TMP/fsck"
 		_fsck=$(fz_discard_journal "$_dev")
 	fi
