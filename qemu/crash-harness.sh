@@ -76,9 +76,10 @@ else
 		"crash-single workload=append,replace,dbsync ops=$ops mode=default,barrier,nobarrier,unsafe-data$extra"
 		"crash-churn workload=churn journal=small ops=$ops mode=default,barrier,nobarrier,unsafe-data,unsafe-wrap$extra"
 		"crash-append-t4 workload=append threads=4 ops=$(( (ops + 1) / 2 )) mode=default,nobarrier$extra"
+		"crash-names-t4 workload=names threads=4 ops=$(( (ops + 1) / 2 )) mode=default,nobarrier"
 	)
 	specs=("append 1 default" "replace 1 default" "dbsync 1 default"
-		"churn 1 small" "append 4 default")
+		"churn 1 small" "append 4 default" "names 4 default")
 fi
 
 # run_group NAME ARGS: one guest boot; its rows land in $OUT/NAME/.

@@ -38,7 +38,7 @@ static void usage(FILE *out)
 "another filesystem) and mark the dm-log-writes log.\n"
 "  -m, --mark-target NAME  dm-log-writes target to mark (dmsetup message)\n"
 "  -n, --ops N             operations per thread (default 50)\n"
-"  -t, --threads N         threads, append only (default 1, max 64)\n"
+"  -t, --threads N         threads, append and names (default 1, max 64)\n"
 "  -s, --seed N            random seed (default 1)\n"
 "  -A, --arm-after N       after mark N, write the --arm values: a fault\n"
 "                          starts at a known point (mark N closes the\n"

@@ -198,16 +198,42 @@ static int cw_create_file(struct cw_work *work, const char *name,
 	return ret;
 }
 
-/* (a) append + fsync on several files; one thread per file with -t. */
-struct cw_appender {
+/* One of the -t threads of a workload: its number and its result. */
+struct cw_worker {
 	struct cw_work *work;
 	unsigned int nr;
 	int ret;
 };
 
+/* Run @fn in work->threads threads (at most 64); -1 if any failed. */
+static int cw_run_threads(struct cw_work *work, void *(*fn)(void *))
+{
+	unsigned int n = work->threads ? work->threads : 1;
+	struct cw_worker w[64];
+	pthread_t tid[64];
+	int ret = 0;
+
+	if (n > 64)
+		n = 64;
+	for (unsigned int i = 0; i < n; i++) {
+		w[i] = (struct cw_worker){ .work = work, .nr = i };
+		if (pthread_create(&tid[i], NULL, fn, &w[i])) {
+			n = i;
+			ret = -1;
+			break;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		pthread_join(tid[i], NULL);
+		ret |= w[i].ret;
+	}
+	return ret;
+}
+
+/* (a) append + fsync on several files; one thread per file with -t. */
 static void *cw_append_thread(void *arg)
 {
-	struct cw_appender *a = arg;
+	struct cw_worker *a = arg;
 	struct cw_work *work = a->work;
 	uint64_t rng = work->seed ^ (0x1000ULL * (a->nr + 1));
 	struct cw_record_id id = { .gen = 1 };
@@ -244,26 +270,7 @@ out:
 
 static int cw_run_append(struct cw_work *work)
 {
-	unsigned int n = work->threads ? work->threads : 1;
-	struct cw_appender a[64];
-	pthread_t tid[64];
-	int ret = 0;
-
-	if (n > 64)
-		n = 64;
-	for (unsigned int i = 0; i < n; i++) {
-		a[i] = (struct cw_appender){ .work = work, .nr = i };
-		if (pthread_create(&tid[i], NULL, cw_append_thread, &a[i])) {
-			n = i;
-			ret = -1;
-			break;
-		}
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		pthread_join(tid[i], NULL);
-		ret |= a[i].ret;
-	}
-	return ret;
+	return cw_run_threads(work, cw_append_thread);
 }
 
 /*
@@ -360,17 +367,19 @@ static int cw_run_churn(struct cw_work *work)
 /*
  * (f) metadata only: create empty files, mkdir, rename, rmdir, each op
  * made durable by one directory fsync. No data block is written in place,
- * so with journal checksums every commit may be checksum-ordered.
+ * so with journal checksums every commit may be checksum-ordered. With -t
+ * the threads share the directory, each with its own names (prefix "N."),
+ * so that their fsyncs meet in the journal.
  */
-static int cw_names_op(struct cw_work *work, unsigned long op,
-		       struct cw_promises *p)
+static int cw_names_op(struct cw_work *work, const char *pfx,
+		       unsigned long op, struct cw_promises *p)
 {
-	char name[24], old[24];
+	char name[48], old[48];
 	int fd;
 
 	switch (op % 3) {
 	case 0:
-		snprintf(name, sizeof(name), "f%lu", op);
+		snprintf(name, sizeof(name), "f%s%lu", pfx, op);
 		fd = openat(work->dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		if (fd < 0)
 			return cw_fail(work, "create", name);
@@ -379,20 +388,20 @@ static int cw_names_op(struct cw_work *work, unsigned long op,
 			   cw_new_fileid(work));
 		break;
 	case 1:
-		snprintf(name, sizeof(name), "d%lu", op);
+		snprintf(name, sizeof(name), "d%s%lu", pfx, op);
 		if (mkdirat(work->dirfd, name, 0755))
 			return cw_fail(work, "mkdir", name);
 		cw_promise(p, "dir %s\n", name);
 		break;
 	case 2:
 		/* f(op-2) becomes g(op-2); d(op-1) goes. */
-		snprintf(old, sizeof(old), "f%lu", op - 2);
-		snprintf(name, sizeof(name), "g%lu", op - 2);
+		snprintf(old, sizeof(old), "f%s%lu", pfx, op - 2);
+		snprintf(name, sizeof(name), "g%s%lu", pfx, op - 2);
 		if (renameat(work->dirfd, old, work->dirfd, name))
 			return cw_fail(work, "rename", old);
 		cw_promise(p, "absent %s\ndata %s %" PRIu64 " 0 0 1\n", old,
 			   name, cw_new_fileid(work));
-		snprintf(name, sizeof(name), "d%lu", op - 1);
+		snprintf(name, sizeof(name), "d%s%lu", pfx, op - 1);
 		if (unlinkat(work->dirfd, name, AT_REMOVEDIR))
 			return cw_fail(work, "rmdir", name);
 		cw_promise(p, "absent %s\n", name);
@@ -401,19 +410,33 @@ static int cw_names_op(struct cw_work *work, unsigned long op,
 	return cw_sync_dir(work);
 }
 
-static int cw_run_names(struct cw_work *work)
+static void *cw_names_thread(void *arg)
 {
+	struct cw_worker *w = arg;
+	struct cw_work *work = w->work;
+	char pfx[16] = "";
+
+	if (work->threads > 1)
+		snprintf(pfx, sizeof(pfx), "%u.", w->nr);
 	for (unsigned long op = 0; op < work->ops; op++) {
 		struct cw_promises p = { .len = 0 };
 
-		if (cw_names_op(work, op, &p)) {
+		if (cw_names_op(work, pfx, op, &p)) {
 			cw_pending(work, &p);
-			return -1;
+			w->ret = -1;
+			break;
 		}
-		if (cw_commit(work, &p))
-			return -1;
+		if (cw_commit(work, &p)) {
+			w->ret = -1;
+			break;
+		}
 	}
-	return 0;
+	return NULL;
+}
+
+static int cw_run_names(struct cw_work *work)
+{
+	return cw_run_threads(work, cw_names_thread);
 }
 
 /* (e) the database pattern: overwrite records of a preallocated file. */
@@ -467,7 +490,7 @@ const struct cw_workload cw_workloads[] = {
 	{ "churn", "create + fsync dir, unlink older; wraps a small journal",
 	  cw_run_churn },
 	{ "dbsync", "fdatasync overwrites of a preallocated file", cw_run_dbsync },
-	{ "names", "create empty, mkdir, rename, rmdir + fsync dir: metadata only",
+	{ "names", "create empty, mkdir, rename, rmdir + fsync dir: metadata only; one name prefix per thread (-t)",
 	  cw_run_names },
 	{ NULL, NULL, NULL },
 };
