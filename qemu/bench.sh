@@ -8,8 +8,9 @@
 #                                    docs/results/bench-PROFILE.{md,tsv,png}
 #   qemu/bench.sh --ordering         the commit-ordering figure: metadata-
 #                                    only and data fsync workloads, stock
-#                                    and patched default/nobarrier and the
-#                                    patched full barrier (~12 min)
+#                                    and patched default/nobarrier, the
+#                                    patched full barrier and unpaced
+#                                    write-ahead (~12 min)
 #   qemu/bench.sh --smoke            patched kernel only, one short pass;
 #                                    PASS/FAIL lines on the counts only
 #                                    (no timing): for scripts/check.sh
@@ -30,7 +31,7 @@
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
-usage() { sed -n '2,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0" >&2; exit 2; }
 
 # Kernels: NAME -> bzImage, and the mount modes measured on it. A mode
 # the series adds is a name here (patched) and a line in the scenario's
@@ -46,8 +47,9 @@ kernel_modes() {
 	case $1:$profile in
 	stock:ordering) echo default,nobarrier ;;
 	stock:*) echo default,nobarrier,async-ordered,async-journal ;;
-	# default is journal_csum_order here; nocsum-order is today's commit.
-	patched:ordering) echo default,nocsum-order,nobarrier ;;
+	# default is journal_csum_order here; nocsum-order is today's commit;
+	# no-batch-wait writes ahead of a flush without pacing (max_batch_time=0).
+	patched:ordering) echo default,no-batch-wait,nocsum-order,nobarrier ;;
 	patched:*) echo default,nocsum-order,nobarrier,async-ordered,async-journal ;;
 	esac
 }
@@ -103,7 +105,9 @@ DOCS=${BENCH_OUT:-$TOP/docs/results}
 # threads) over its runs: n, ops/s median/min/max, p50 and p99 median (us),
 # flushes per fsync over all runs (their sums) with the runs' min/max,
 # then, also over all runs, FUA writes per fsync, commits per flush,
-# commits per fsync, writes per fsync, and the fsync calls.
+# commits per fsync, writes per fsync, the fsync calls, the share of
+# commits sent checksum-ordered, the share made durable by a batch flush
+# and the transactions per batch flush ("-" on a stock kernel).
 cells() {
 	awk -F'\t' -v OFS='\t' '
 	# median of the values in v[1..n] (sorted in place)
@@ -127,6 +131,7 @@ cells() {
 		put("fpf", key, syncs ? fl / syncs : 0)
 		total[key] += syncs; tfl[key] += fl; tfu[key] += fu; twr[key] += wr; tcm[key] += cm
 		if ($20 != "" && $20 != "-") { hasord[key] = 1; tord[key] += $20; tfull[key] += $21 }
+		if ($22 != "" && $22 != "-") { hasbat[key] = 1; tbat[key] += $22; tcov[key] += $23 }
 	}
 	END {
 		for (k = 1; k <= nkeys; k++) {
@@ -141,11 +146,15 @@ cells() {
 			line = line OFS (tfl[key] ? sprintf("%.3f", tcm[key] / tfl[key]) : "-")
 			line = line OFS sprintf("%.3f\t%.2f", t ? tcm[key] / t : 0, t ? twr[key] / t : 0)
 			o = tord[key] + tfull[key]
-			print line, t, (hasord[key] && o ? sprintf("%.3f", tord[key] / o) : "-")
+			line = line OFS t OFS (hasord[key] && o ? sprintf("%.3f", tord[key] / o) : "-")
+			# batch flushes: the share of commits one made durable, and
+			# how many transactions each covered
+			print line, (hasbat[key] && tcm[key] ? sprintf("%.3f", tcov[key] / tcm[key]) : "-"),
+				(hasbat[key] && tbat[key] ? sprintf("%.2f", tcov[key] / tbat[key]) : "-")
 		}
 	}' "$1"
 }
-CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share"
+CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share	batched_share	txns_per_batch"
 
 # ---- report -----------------------------------------------------------
 # table CELLS.TSV PROFILE FUA WORKLOAD REF: the markdown table of one
@@ -154,6 +163,7 @@ table() {
 	awk -F'\t' -v P="$2" -v F="$3" -v W="$4" -v REF="$5" '
 	function ms(us) { return sprintf("%.1f", us / 1000) }
 	function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
+	function pct(x) { return x == "-" || x == "" ? "-" : sprintf("%.0f%%", 100 * x) }
 	function span(m, lo, hi, fmt) {
 		return lo == hi ? sprintf(fmt, m) : sprintf(fmt " (" fmt "-" fmt ")", m, lo, hi)
 	}
@@ -164,19 +174,20 @@ table() {
 	}
 	END {
 		if (!n) exit
-		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | p50 ms | p99 ms |"
-		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | batched commits (txns/batch flush) | p50 ms | p99 ms |"
+		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 		# stable sort by threads, keeping run order within a thread count
 		for (i = 1; i <= n; i++) idx[i] = i
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && th[idx[j - 1]] + 0 > th[idx[j]] + 0; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
 		for (i = 1; i <= n; i++) {
 			split(row[idx[i]], c, "\t")
-			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s |\n",
+			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s |\n",
 				c[6], c[1], c[4], span(c[8], c[9], c[10], "%.0f"),
 				ratio(c[8], refd[c[6]]), ratio(c[8], refn[c[6]]),
 				span(c[13], c[14], c[15], "%.2f"), c[16], c[17], c[18],
-				(c[21] == "-" || c[21] == "" ? "-" : sprintf("%.0f%%", 100 * c[21])), ms(c[11]), ms(c[12])
+				pct(c[21]), (c[22] == "-" || c[22] == "" ? "-" : pct(c[22]) " (" c[23] ")"),
+				ms(c[11]), ms(c[12])
 		}
 	}' "$1"
 }
@@ -185,7 +196,7 @@ table() {
 mode_index() {
 	local i=1 m
 	for m in default nobarrier async-ordered async-journal async-writeback \
-		csum-order nocsum-order; do
+		csum-order nocsum-order no-batch-wait; do
 		[ "$m" != "$1" ] || { echo $i; return; }
 		i=$((i + 1))
 	done

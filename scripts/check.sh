@@ -35,6 +35,9 @@ step lint-selftest "$TOP/scripts/lint.sh" selftest
 step tools make -C "$TOP/tools" -j"$JOBS" host guest test
 step kunit "$TOP/kunit-tests/run.sh" run
 step guest-barriers "$TOP/qemu/scenario.sh" barrier-defaults
+# One cache flush for several transactions: the batch tracepoints agree
+# with /proc and with each other; with the full barrier there is no batch.
+step guest-batch-flush "$TOP/qemu/scenario.sh" batch-flush
 step guest-runner-selftest "$TOP/qemu/selftest.sh"
 # The flush-cost model and its counters (no timings): nobarrier sends no
 # flush, the default at least one per fsync, counts agree with the device.

@@ -120,6 +120,15 @@ jbd2_orderings() {
 	echo "${_v:-- -}"
 }
 
+# jbd2_batches DEV: "FLUSHES COVERED", the batch flushes the journal sent
+# and the written transactions they made durable (the series' info line),
+# or "- -" on a kernel without it.
+jbd2_batches() {
+	_v=$(sed -n 's/^\([0-9]*\) batch flushes covering \([0-9]*\) transactions$/\1 \2/p' \
+		"/proc/fs/jbd2/$1-8/info" 2>/dev/null)
+	echo "${_v:-- -}"
+}
+
 # arg KEY DEFAULT ARGS...: value of KEY=VALUE among the scenario's args.
 arg() {
 	_k=$1 _v=$2

@@ -29,8 +29,9 @@
 # fs PROFILE FUA MODE FEATURES JOURNAL_CSUM; refused PROFILE FUA MODE MSG;
 # run PROFILE FUA MODE WORKLOAD THREADS REP OPS SYNCS SECS OPS_PER_SEC
 #     P50_US P99_US FLUSHES FUA WRITES COMMITS CHARGED_US ORDERED FULL
-#     (the last two: commits sent checksum-ordered / with a full barrier,
-#     "-" on a kernel without the series);
+#     BATCHES COVERED (commits sent checksum-ordered / with a full
+#     barrier; batch flushes and the transactions they made durable; "-"
+#     on a kernel without the series);
 # model PROFILE FUA FC_FLUSH STAT_FLUSH FC_FUA TRACE_FLUSH TRACE_FUA.
 #
 # jbd2t-modules: flushcost
@@ -65,6 +66,8 @@ mode_opts() {
 	# metadata_csum), and the old full barrier on the patched kernel.
 	csum-order) echo journal_csum_order ;;
 	nocsum-order) echo nojournal_csum_order ;;
+	# The series without its pacing of written-ahead commits.
+	no-batch-wait) echo max_batch_time=0 ;;
 	*) fail "unknown mode '$1'" ;;
 	esac
 }
@@ -130,6 +133,7 @@ measure() {
 		--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
 	sync -f "$_dir"
 	_ord0=$(jbd2_orderings $DEV)
+	_bat0=$(jbd2_batches $DEV)
 	# shellcheck disable=SC2046  # five numbers
 	set -- "$@" $(counters)
 	[ $# -eq 11 ] || fail "cannot read the device counters"
@@ -139,12 +143,13 @@ measure() {
 	set -- "$@" $(counters)
 	[ $# -eq 16 ] || fail "cannot read the device counters"
 	_ord=$(pair_diff "$_ord0" "$(jbd2_orderings $DEV)")
+	_bat=$(pair_diff "$_bat0" "$(jbd2_batches $DEV)")
 	# ${7}..${11} before the run, ${12}..${16} after
-	# shellcheck disable=SC2086  # $_ord is two words
+	# shellcheck disable=SC2086  # $_ord and $_bat are two words each
 	result run "$1" "$2" "$3" "$4" "$5" "$6" "$(kv ops "$_line")" "$(kv syncs "$_line")" \
 		"$(kv secs "$_line")" "$(kv ops_per_sec "$_line")" "$(kv p50_us "$_line")" \
 		"$(kv p99_us "$_line")" $((${12} - ${7})) $((${13} - ${8})) $((${14} - ${9})) \
-		$((${15} - ${10})) $((${16} - ${11})) $_ord
+		$((${15} - ${10})) $((${16} - ${11})) $_ord $_bat
 	rm -rf "$_dir"
 }
 

@@ -1,0 +1,118 @@
+#!/bin/sh
+# batch-flush: one cache flush makes several transactions durable, and the
+# journal's own accounts of it agree (docs/design.md, "Flush batching").
+#
+# On a device whose flushes are slow (null_blk under flushcost, 8 ms per
+# flush), THREADS threads create and fsync files. The jbd2 batch
+# tracepoints are recorded and checked against /proc/fs/jbd2/<dev>/info:
+# every batch flush completes and covers the transactions after the
+# previous one, begins with a transaction that started a batch, and the
+# counts match the info file. With checksum-ordered commits at least one
+# flush must cover two transactions or more (the batching this tests);
+# with nojournal_csum_order (every commit flushes for itself) there must
+# be no batch flush at all: the same checks, failing the other way.
+#
+# Args: threads=16 secs=2 flush_us=8000
+#
+# jbd2t-modules: flushcost
+# jbd2t-timeout: 900
+. /jbd2t/lib.sh
+
+THREADS=$(arg threads 16 "$@")
+SECS=$(arg secs 2 "$@")
+FLUSH_US=$(arg flush_us 8000 "$@")
+LOWER=fcbase
+DEV=fcost0
+MNT=/mnt
+T=/sys/kernel/tracing
+EVENTS="jbd2_batch_start jbd2_batch_flush_submit jbd2_batch_flush_complete"
+
+trace_on() {
+	echo 0 > $T/tracing_on
+	echo 8192 > $T/buffer_size_kb
+	echo > $T/trace
+	for _e in $EVENTS; do echo 1 > $T/events/jbd2/$_e/enable; done
+	echo 1 > $T/tracing_on
+}
+trace_off() {
+	echo 0 > $T/tracing_on
+	for _e in $EVENTS; do echo 0 > $T/events/jbd2/$_e/enable; done
+	_hdr=$(grep -m 1 'entries-in-buffer/entries-written' $T/trace | sed 's/.*: *//; s/ .*//')
+	[ "${_hdr%/*}" = "${_hdr#*/}" ] || fail "trace buffer overran ($_hdr)"
+}
+
+# check_trace: "SUBMITS COVERED MAX_BATCH BAD" from the recorded events;
+# BAD counts rule violations, each printed as a "bad:" line on stderr.
+check_trace() {
+	awk '
+	function bad(msg) { nbad++; print "bad: " msg " (line " NR ")" > "/dev/stderr" }
+	function field(name,   i) {
+		for (i = 1; i < NF; i++) if ($i == name) return $(i + 1)
+		return ""
+	}
+	/jbd2_batch_start:/ { started[field("transaction") + 0] = 1 }
+	/jbd2_batch_flush_submit:/ {
+		split(field("transactions"), r, "-"); first = r[1] + 0; last = r[2] + 0
+		if (inflight) bad("submit while a flush is in flight")
+		if (last < first) bad("submit of an empty range " first "-" last)
+		if (nsub && first != prev + 1) bad("submit " first "-" last " after " prev)
+		if (!(first in started)) bad("submit " first "-" last ": no batch began with " first)
+		inflight = 1; want = last; prev = last; nsub++
+		cov += last - first + 1
+		if (last - first + 1 > max) max = last - first + 1
+	}
+	/jbd2_batch_flush_complete:/ {
+		if (!inflight) bad("completion without a flush in flight")
+		if (field("to") + 0 != want) bad("completion up to " field("to") ", submitted up to " want)
+		if (field("error") != "0") bad("flush error " field("error"))
+		inflight = 0
+	}
+	END {
+		if (inflight) bad("a flush never completed")
+		print nsub + 0, cov + 0, max + 0, nbad + 0
+	}' $T/trace
+}
+
+# run MODE: THREADS x create+fsync for SECS on a fresh filesystem; checks
+# the trace against /proc and returns the largest batch in $max.
+run() {
+	mkfs_dev ext4 /dev/$DEV
+	mount -t ext4 -o "$1" /dev/$DEV $MNT
+	info "$1: $(mount_opts $MNT)"
+	mkdir $MNT/d
+	fsyncbench --workload create --threads "$THREADS" --dir $MNT/d --duration "$SECS" \
+		--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
+	sync -f $MNT/d
+	b0=$(jbd2_batches $DEV)
+	trace_on
+	line=$(fsyncbench --workload create --threads "$THREADS" --dir $MNT/d \
+		--duration "$SECS" --tag "$1") || fail "fsyncbench failed: $line"
+	# Quiet: the last flush in flight completes within a few flush times.
+	sleep 1
+	trace_off
+	b1=$(jbd2_batches $DEV)
+	umount $MNT
+	e2fsck -fn /dev/$DEV > /tmp/fsck.log 2>&1 || { cat /tmp/fsck.log; fail "$1: e2fsck -fn"; }
+	# shellcheck disable=SC2046  # four numbers
+	set -- "$1" $(check_trace)
+	flushes=$((${b1% *} - ${b0% *}))
+	covered=$((${b1#* } - ${b0#* }))
+	max=$4
+	result batch "$1" "$THREADS" "$line" "$flushes" "$covered" "$2" "$3" "$4"
+	assert_eq "$1: trace rule violations" 0 "$5"
+	assert_eq "$1: batch flushes, trace vs /proc" "$flushes" "$2"
+	assert_eq "$1: transactions covered, trace vs /proc" "$covered" "$3"
+}
+
+nullb_create $LOWER 512 memory_backed=1 cache_size=64 fua=1 blocksize=4096
+load_module flushcost lower=/dev/$LOWER flush_us="$FLUSH_US" fua_us="$FLUSH_US" fua=0
+assert_eq "$DEV write cache" "write back" "$(write_cache $DEV)"
+mkdir -p $MNT
+
+run journal_csum_order
+assert_ge "journal_csum_order: transactions in the largest batch flush" 2 "$max"
+run nojournal_csum_order
+assert_eq "nojournal_csum_order: largest batch flush" 0 "$max"
+
+rmmod flushcost || fail "rmmod flushcost"
+nullb_remove $LOWER
