@@ -35,13 +35,22 @@ crash_setup() {
 # defaults with one jbd2 ordering rule switched off (mode_switch).
 mode_opts() {
 	case $1 in
-	default|unsafe-data|unsafe-wrap) echo defaults ;;
+	default|unsafe-data|unsafe-wrap|fast-commit) echo defaults ;;
 	barrier) echo nojournal_csum_order ;;
 	nobarrier) echo nobarrier ;;
 	async-journal) echo journal_async_commit,data=journal ;;
 	async-writeback) echo journal_async_commit,data=writeback ;;
 	datajournal) echo data=journal ;;	# fuzz.sh: logged data, revoke blocks
 	*) fail "unknown mode '$1'" ;;
+	esac
+}
+
+# mode_mkfs MODE: mkfs options a mode adds. fast-commit: ext4 fast
+# commits, whose full commits keep the full barrier and whose own blocks
+# go out with a flush and FUA of their own (ext4_fc_submit_bh()).
+mode_mkfs() {
+	case $1 in
+	fast-commit) echo "-O fast_commit" ;;
 	esac
 }
 
@@ -65,6 +74,7 @@ crash_record() {
 	_opts=$(mode_opts "$2")
 	_mkfs=
 	[ "$JOURNAL" = default ] || _mkfs="-b 1024 -J size=1"   # the smallest journal mke2fs takes
+	_mkfs="$_mkfs $(mode_mkfs "$2")"
 	# shellcheck disable=SC2086
 	"mkfs.$FS" -q -F -E lazy_itable_init=0,lazy_journal_init=0,nodiscard $_mkfs /dev/vda ||
 		fail "mkfs.$FS failed"
@@ -92,9 +102,21 @@ crash_record() {
 	crashwork run "$1" --dir /mnt/fs --oracle "$CRASH_ORACLE" --mark-target lw \
 		--ops "$OPS" --threads "$THREADS" --seed "$SEED" ||
 		fail "crashwork run $1 failed"
+	[ "$2" != fast-commit ] || crash_assert_fast_commits
 	umount /mnt/fs
 	mode_switch "$2" 0
 	dm remove lw
+}
+
+# crash_assert_fast_commits: the recording on /mnt/fs (dm "lw") took fast
+# commits; a fast-commit mode without any (a workload that only fsyncs
+# directories, say) would test nothing of them.
+crash_assert_fast_commits() {
+	# /proc/fs/ext4 names it by its kernel name (dm-N); the only dm
+	# device mounted is lw.
+	_fc=$(cat /proc/fs/ext4/dm-*/fc_info 2>/dev/null | sed -n 's/^\([0-9]*\) commits$/\1/p')
+	info "fast commits: ${_fc:-none}"
+	[ "${_fc:-0}" -gt 0 ] || fail "mode fast-commit: no fast commit in /proc/fs/ext4/dm-*/fc_info"
 }
 
 # crash_refusal: the kernel's words about the refused mount, one line.
