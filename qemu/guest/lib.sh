@@ -103,6 +103,19 @@ nullb_remove() {
 	rmdir "/sys/kernel/config/nullb/$1"
 }
 
+# flushcost_up SIZE_MB CACHE_MB FLUSH_US FUA: the flush-cost device
+# /dev/fcost0 (qemu/modules/flushcost) over a RAM-backed null_blk with a
+# volatile cache, charging FLUSH_US per flush and FUA write; FUA=0 makes
+# the block layer emulate FUA. flushcost_down removes both.
+flushcost_up() {
+	nullb_create fcbase "$1" memory_backed=1 cache_size="$2" fua=1 blocksize=4096
+	load_module flushcost lower=/dev/fcbase flush_us="$3" fua_us="$3" fua="$4"
+}
+flushcost_down() {
+	rmmod flushcost || fail "rmmod flushcost"
+	nullb_remove fcbase
+}
+
 # jbd2_commits DEV: transactions committed so far by the journal of the
 # ext4 mounted from DEV (internal journal: /proc/fs/jbd2/DEV-8/info).
 jbd2_commits() {

@@ -21,7 +21,6 @@
 THREADS=$(arg threads 16 "$@")
 SECS=$(arg secs 2 "$@")
 FLUSH_US=$(arg flush_us 8000 "$@")
-LOWER=fcbase
 DEV=fcost0
 MNT=/mnt
 T=/sys/kernel/tracing
@@ -104,8 +103,7 @@ run() {
 	assert_eq "$1: transactions covered, trace vs /proc" "$covered" "$3"
 }
 
-nullb_create $LOWER 512 memory_backed=1 cache_size=64 fua=1 blocksize=4096
-load_module flushcost lower=/dev/$LOWER flush_us="$FLUSH_US" fua_us="$FLUSH_US" fua=0
+flushcost_up 512 64 "$FLUSH_US" 0
 assert_eq "$DEV write cache" "write back" "$(write_cache $DEV)"
 mkdir -p $MNT
 
@@ -114,5 +112,4 @@ assert_ge "journal_csum_order: transactions in the largest batch flush" 2 "$max"
 run nojournal_csum_order
 assert_eq "nojournal_csum_order: largest batch flush" 0 "$max"
 
-rmmod flushcost || fail "rmmod flushcost"
-nullb_remove $LOWER
+flushcost_down

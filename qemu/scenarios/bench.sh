@@ -46,7 +46,6 @@ REPS=$(arg reps 3 "$@")
 SIZE=$(arg size 1024 "$@")
 CACHE=$(arg cache 64 "$@")
 TRACE=$(arg trace 0 "$@")
-LOWER=fcbase
 DEV=fcost0
 MNT=/mnt
 T=/sys/kernel/tracing
@@ -156,10 +155,8 @@ measure() {
 # device PROFILE FUA: null_blk + flushcost, every mode on it, then the
 # model's own check.
 device() {
-	nullb_create $LOWER "$SIZE" memory_backed=1 cache_size="$CACHE" fua=1 \
-		blocksize=4096
 	_us=$(flush_us "$1")
-	load_module flushcost lower=/dev/$LOWER flush_us="$_us" fua_us="$_us" fua="$2"
+	flushcost_up "$SIZE" "$CACHE" "$_us" "$2"
 	result device "$1" "$2" "$_us" "$(write_cache $DEV)" "$(fua $DEV)"
 	assert_eq "$DEV write cache" "write back" "$(write_cache $DEV)"
 	assert_eq "$DEV native FUA" "$2" "$(fua $DEV)"
@@ -203,8 +200,7 @@ device() {
 		assert_eq "flushcost FUA writes vs block_rq_issue" "${_tr#* }" "$_fua"
 	fi
 	[ "$2" = 1 ] || assert_eq "FUA writes with emulated FUA" 0 "$_fua"
-	rmmod flushcost || fail "rmmod flushcost"
-	nullb_remove $LOWER
+	flushcost_down
 }
 
 mkdir -p $MNT
