@@ -5,7 +5,7 @@
 #                        and adds no W=1 warning there compared with the base
 #   lint.sh selftest     the gate fails on a patch with a style error and on
 #                        a patch that does not build
-#   lint.sh kunit        each commit passes the KUnit suites it has (the
+#   lint.sh kunit [N]    each commit (from patch N) passes the KUnit suites it has (the
 #                        test kernel's config, booted under QEMU); ~1.5 min
 #                        per commit with a warm ccache
 # Each check prints "PASS|FAIL <name>" lines for scripts/check.sh to count.
@@ -159,7 +159,7 @@ build_at_worktree() {
 PER_PATCH=$BUILD/per-patch
 
 run_kunit_per_commit() {
-	local commit subject n=0 log rc
+	local commit subject n=0 log rc from=${1:-1}
 	if [ ! -d "$PER_PATCH/linux" ]; then
 		git -C "$TREE" worktree prune
 		git -C "$TREE" worktree add -q --detach "$PER_PATCH/linux" "$BASE_TAG"
@@ -167,6 +167,7 @@ run_kunit_per_commit() {
 	mkdir -p "$PER_PATCH/kunit"
 	for commit in $(git -C "$TREE" rev-list --reverse "$BASE_TAG..HEAD"); do
 		n=$((n + 1))
+		[ "$n" -ge "$from" ] || continue
 		subject=$(git -C "$TREE" log -1 --format=%s "$commit")
 		log=$LINT_OUT/kunit-$n.log
 		git -C "$PER_PATCH/linux" checkout -q --force --detach "$commit"
@@ -191,6 +192,6 @@ case "${1:-}" in
 checkpatch) run_checkpatch ;;
 bisect) run_bisect ;;
 selftest) run_selftest ;;
-kunit) run_kunit_per_commit ;;
+kunit) run_kunit_per_commit "${2:-1}" ;;
 *) die "usage: $0 checkpatch|bisect|selftest|kunit" ;;
 esac
