@@ -5,9 +5,9 @@
 #                        and adds no W=1 warning there compared with the base
 #   lint.sh selftest     the gate fails on a patch with a style error and on
 #                        a patch that does not build
-#   lint.sh kunit [N]    each commit (from patch N) passes the KUnit suites it has (the
-#                        test kernel's config, booted under QEMU); ~1.5 min
-#                        per commit with a warm ccache
+#   lint.sh kunit [N]    each commit (from patch N, default 1) passes the
+#                        KUnit suites it has (the test kernel's config,
+#                        booted under QEMU); ~1.5 min per commit warm
 # Each check prints "PASS|FAIL <name>" lines for scripts/check.sh to count.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
