@@ -52,12 +52,14 @@ mount_has_opt() { mount_opts "$1" | tr , '\n' | grep -qx -- "$2"; }
 # mount_fstype MNT: the type /proc/mounts shows for MNT.
 mount_fstype() { awk -v m="$1" '$2 == m { t = $3 } END { print t }' /proc/mounts; }
 
-# mkfs_dev FSTYPE DEV: a fresh filesystem. Inode tables and journal are
-# zeroed now, not lazily after mount: the ext4lazyinit thread writes and
-# flushes in the background and would pollute I/O counts.
+# mkfs_dev FSTYPE DEV [MKFS_ARG...]: a fresh filesystem. Inode tables and
+# journal are zeroed now, not lazily after mount: the ext4lazyinit thread
+# writes and flushes in the background and would pollute I/O counts.
 mkfs_dev() {
-	"mkfs.$1" -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$2" ||
-		fail "mkfs.$1 $2 failed"
+	_fs=$1 _dev=$2
+	shift 2
+	"mkfs.$_fs" -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$@" "$_dev" ||
+		fail "mkfs.$_fs $_dev failed"
 }
 
 # fsync_file FILE: fsync(2) on FILE (busybox `sync FILE`; a bare `sync`

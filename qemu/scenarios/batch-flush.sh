@@ -6,13 +6,21 @@
 # flush), THREADS threads create and fsync files. The jbd2 batch
 # tracepoints are recorded and checked against /proc/fs/jbd2/<dev>/info:
 # every batch flush completes and covers the transactions after the
-# previous one, begins with a transaction that started a batch, and the
+# previous one (or after those committed with a full barrier, as where the
+# log wraps), begins with a transaction that started a batch, and the
 # counts match the info file. With checksum-ordered commits at least one
 # flush must cover two transactions or more (the batching this tests);
 # with nojournal_csum_order (every commit flushes for itself) there must
 # be no batch flush at all: the same checks, failing the other way.
 #
-# Args: threads=16 secs=2 flush_us=8000
+# The journal is small (JOURNAL_MB) so that the checksum-ordered run wraps
+# it several times, and in both modes the log tail must keep up with the
+# commits: no task may have waited for log space (a jbd2_checkpoint
+# event). Commits written ahead of their flush hand the tail they found to
+# the one that follows the flush; without that the tail moved only when
+# tasks ran out of log.
+#
+# Args: threads=16 secs=2 flush_us=8000 journal_mb=4
 #
 # jbd2t-modules: flushcost
 # jbd2t-timeout: 900
@@ -21,10 +29,12 @@
 THREADS=$(arg threads 16 "$@")
 SECS=$(arg secs 2 "$@")
 FLUSH_US=$(arg flush_us 8000 "$@")
+JOURNAL_MB=$(arg journal_mb 4 "$@")
 DEV=fcost0
 MNT=/mnt
 T=/sys/kernel/tracing
-EVENTS="jbd2_batch_start jbd2_batch_flush_submit jbd2_batch_flush_complete"
+EVENTS="jbd2_batch_start jbd2_batch_flush_submit jbd2_batch_flush_complete
+	jbd2_commit_order jbd2_checkpoint jbd2_update_log_tail"
 
 trace_on() {
 	echo 0 > $T/tracing_on
@@ -40,8 +50,9 @@ trace_off() {
 	[ "${_hdr%/*}" = "${_hdr#*/}" ] || fail "trace buffer overran ($_hdr)"
 }
 
-# check_trace: "SUBMITS COVERED MAX_BATCH BAD" from the recorded events;
-# BAD counts rule violations, each printed as a "bad:" line on stderr.
+# check_trace: "SUBMITS COVERED MAX_BATCH BAD CHECKPOINTS TAIL_MOVES" from
+# the recorded events; BAD counts rule violations, each printed as a "bad:"
+# line on stderr.
 check_trace() {
 	awk '
 	function bad(msg) { nbad++; print "bad: " msg " (line " NR ")" > "/dev/stderr" }
@@ -49,12 +60,15 @@ check_trace() {
 		for (i = 1; i < NF; i++) if ($i == name) return $(i + 1)
 		return ""
 	}
+	# Durable by its own flush: no batch flush covers it.
+	/jbd2_commit_order:/ && /barrier:/ { synced[field("transaction") + 0] = 1 }
 	/jbd2_batch_start:/ { started[field("transaction") + 0] = 1 }
 	/jbd2_batch_flush_submit:/ {
 		split(field("transactions"), r, "-"); first = r[1] + 0; last = r[2] + 0
 		if (inflight) bad("submit while a flush is in flight")
 		if (last < first) bad("submit of an empty range " first "-" last)
-		if (nsub && first != prev + 1) bad("submit " first "-" last " after " prev)
+		if (nsub) for (t = prev + 1; t < first; t++)
+			if (!(t in synced)) { bad("submit " first "-" last " after " prev); break }
 		if (!(first in started)) bad("submit " first "-" last ": no batch began with " first)
 		inflight = 1; want = last; prev = last; nsub++
 		cov += last - first + 1
@@ -66,16 +80,18 @@ check_trace() {
 		if (field("error") != "0") bad("flush error " field("error"))
 		inflight = 0
 	}
+	/jbd2_checkpoint:/ { nckpt++ }
+	/jbd2_update_log_tail:/ { ntail++ }
 	END {
 		if (inflight) bad("a flush never completed")
-		print nsub + 0, cov + 0, max + 0, nbad + 0
+		print nsub + 0, cov + 0, max + 0, nbad + 0, nckpt + 0, ntail + 0
 	}' $T/trace
 }
 
 # run MODE: THREADS x create+fsync for SECS on a fresh filesystem; checks
 # the trace against /proc and returns the largest batch in $max.
 run() {
-	mkfs_dev ext4 /dev/$DEV
+	mkfs_dev ext4 /dev/$DEV -J size="$JOURNAL_MB"
 	mount -t ext4 -o "$1" /dev/$DEV $MNT
 	info "$1: $(mount_opts $MNT)"
 	mkdir $MNT/d
@@ -92,13 +108,17 @@ run() {
 	b1=$(jbd2_batches $DEV)
 	umount $MNT
 	e2fsck -fn /dev/$DEV > /tmp/fsck.log 2>&1 || { cat /tmp/fsck.log; fail "$1: e2fsck -fn"; }
-	# shellcheck disable=SC2046  # four numbers
+	# shellcheck disable=SC2046  # six numbers
 	set -- "$1" $(check_trace)
 	flushes=$((${b1% *} - ${b0% *}))
 	covered=$((${b1#* } - ${b0#* }))
 	max=$4
-	result batch "$1" "$THREADS" "$line" "$flushes" "$covered" "$2" "$3" "$4"
+	result batch "$1" "$THREADS" "$line" "$flushes" "$covered" "$2" "$3" "$4" \
+		"$6" "$7"
+	info "$1: log tail moved $7 times, $6 waits for log space"
+	tail_moves=$7
 	assert_eq "$1: trace rule violations" 0 "$5"
+	assert_eq "$1: tasks that waited for log space" 0 "$6"
 	assert_eq "$1: batch flushes, trace vs /proc" "$flushes" "$2"
 	assert_eq "$1: transactions covered, trace vs /proc" "$covered" "$3"
 }
@@ -109,6 +129,7 @@ mkdir -p $MNT
 
 run journal_csum_order
 assert_ge "journal_csum_order: transactions in the largest batch flush" 2 "$max"
+assert_ge "journal_csum_order: log tail moves (the journal wraps)" 2 "$tail_moves"
 run nojournal_csum_order
 assert_eq "nojournal_csum_order: largest batch flush" 0 "$max"
 
