@@ -9,19 +9,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "dmmark.h"
 #include "record.h"
 #include "workload.h"
-
-extern char **environ;
 
 /* Promises of one operation, handed to cw_commit() after its syncs. */
 struct cw_promises {
@@ -96,21 +93,6 @@ static int cw_arm_fault(struct cw_work *work)
 	return 0;
 }
 
-/* dmsetup message <target> 0 mark <name>: a named point in the log. */
-static int cw_log_mark(const char *target, const char *name)
-{
-	char *argv[] = { "dmsetup", "message", (char *)target, "0", "mark",
-			 (char *)name, NULL };
-	int status;
-	pid_t pid;
-
-	if (posix_spawnp(&pid, "dmsetup", NULL, NULL, argv, environ))
-		return -1;
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
 /*
  * Publish what the syncs that just returned promised, then mark the log.
  * Both under the lock, so the oracle's order is the log's order.
@@ -124,9 +106,10 @@ static int cw_commit(struct cw_work *work, const struct cw_promises *p)
 	snprintf(name, sizeof(name), "m%06lu", ++work->next_mark);
 	fprintf(work->oracle, "%.*smark %s\n", (int)p->len, p->text, name);
 	fflush(work->oracle);
-	if (work->mark_target && cw_log_mark(work->mark_target, name)) {
-		fprintf(stderr, "crashwork: cannot mark %s in %s\n", name,
-			work->mark_target);
+	if (work->mark_target &&
+	    cw_dm_mark(CW_DM_CONTROL, work->mark_target, name)) {
+		fprintf(stderr, "crashwork: cannot mark %s in %s: %s\n", name,
+			work->mark_target, strerror(errno));
 		ret = -1;
 	}
 	/* A fault armed after mark N: promises up to mark N are owed. */

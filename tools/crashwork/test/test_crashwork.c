@@ -4,7 +4,9 @@
  * scratch directory, and the checker on damage of every kind it must see.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/dm-ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -13,6 +15,7 @@
 
 #include "tinytest.h"
 #include "../check.h"
+#include "../dmmark.h"
 #include "../oracle.h"
 #include "../record.h"
 #include "../workload.h"
@@ -558,6 +561,44 @@ static void t_cli_arm(struct tt *t)
 	scratch_remove(&s);
 }
 
+/* A mark is "mark NAME" for the target at sector 0 of the named device. */
+static void t_dm_message_format(struct tt *t)
+{
+	union {
+		struct dm_ioctl io;
+		char bytes[512];
+	} buf;
+	struct dm_target_msg *msg = (void *)(buf.bytes + sizeof(buf.io));
+	char name[DM_NAME_LEN + 1];
+
+	TT_REQUIRE(t, cw_dm_message_format(&buf, sizeof(buf), "lw",
+					   "mark m000001") == 0);
+	TT_CHECK_EQ(t, buf.io.version[0], DM_VERSION_MAJOR);
+	TT_CHECK_EQ(t, buf.io.data_start, sizeof(buf.io));
+	TT_CHECK_EQ(t, buf.io.data_size, sizeof(buf));
+	TT_CHECK_STR(t, buf.io.name, "lw");
+	TT_CHECK_EQ(t, msg->sector, 0);
+	TT_CHECK_STR(t, msg->message, "mark m000001");
+	/* A device name dm would truncate, a message that does not fit. */
+	memset(name, 'x', DM_NAME_LEN);
+	name[DM_NAME_LEN] = 0;
+	errno = 0;
+	TT_CHECK_EQ(t, cw_dm_message_format(&buf, sizeof(buf), name, "mark a"), -1);
+	TT_CHECK_EQ(t, errno, EINVAL);
+	TT_CHECK_EQ(t, cw_dm_message_format(&buf, sizeof(buf.io) + 8, "lw",
+					    "mark m000001"), -1);
+}
+
+/* Not a device-mapper control node: an error, never a silent success. */
+static void t_dm_mark_fails(struct tt *t)
+{
+	errno = 0;
+	TT_CHECK_EQ(t, cw_dm_mark("/dev/null", "lw", "m000001"), -1);
+	TT_CHECK(t, errno == ENOTTY || errno == EINVAL);
+	TT_CHECK_EQ(t, cw_dm_mark("/nonexistent/control", "lw", "m1"), -1);
+	TT_CHECK_EQ(t, errno, ENOENT);
+}
+
 static const struct tt_case record_cases[] = {
 	TT_CASE(t_record_roundtrip),
 	TT_CASE(t_record_damage),
@@ -587,6 +628,8 @@ static const struct tt_case check_cases[] = {
 	TT_CASE(t_arm_fails),
 	TT_CASE(t_cli_usage),
 	TT_CASE(t_cli_arm),
+	TT_CASE(t_dm_message_format),
+	TT_CASE(t_dm_mark_fails),
 	{ 0 },
 };
 
