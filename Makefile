@@ -7,14 +7,14 @@ TOP := $(CURDIR)
 S := scripts
 
 .PHONY: all run check deps tree export kernel kunit guest-barriers lint \
-	scenario tools tools-test stock-kernel crash crash-long bench bench-long \
-	debug-kernel reliability fuzz-long kunit-per-patch clean distclean help
+	scenario tools tools-test stock-kernel crash crash-long fcrace bench \
+	bench-long debug-kernel reliability fuzz-long kunit-per-patch clean distclean help
 
 all: run
 
 help:
 	@sed -n 's/^#   //p' $(firstword $(MAKEFILE_LIST))
-	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long bench bench-long debug-kernel reliability fuzz-long kunit-per-patch clean distclean"
+	@echo "other targets: deps tree export kernel kunit guest-barriers lint scenario S_NAME=<name> tools tools-test stock-kernel crash crash-long fcrace bench bench-long debug-kernel reliability fuzz-long kunit-per-patch clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -43,6 +43,11 @@ crash: kernel
 
 crash-long: kernel
 	@qemu/crash-harness.sh --long
+
+# The ext4 fast-commit fsync race of patch 15, with and without the fix,
+# on kernels built with a test-only detector (qemu/fcrace-harness.sh).
+fcrace: kernel
+	@qemu/fcrace-harness.sh
 
 # Flush-cost benchmark, stock and patched kernels side by side
 # (docs/benchmark.md): bench = the short profile (~6 min), bench-long the
