@@ -21,7 +21,12 @@
 #   nobarrier:    >= 1 failing state per workload (the negative control: a
 #                 harness that finds nothing without barriers has no teeth);
 #   unsafe-data:  >= 1 failing state over all workloads (jbd2's data rule
-#                 is load-bearing; only where the kernel has the switch).
+#                 is load-bearing; only where the kernel has the switch);
+#   unsafe-batch: the same for the rule that a batch-flushed commit ends
+#                 only when its flush completes (names-t4 on a 4 ms flush);
+#   batched:      in that recording's default mode at least one batch
+#                 flush covered several transactions (the windows of
+#                 unflushed transactions recovery trims were recorded).
 # unsafe-wrap and (--long) journal_async_commit modes are reported only.
 # Prints a table per workload x mode; failing states, each with a host
 # command that re-runs it, in build/results/crash-PROFILE/failures.tsv.
@@ -80,7 +85,7 @@ else
 		"crash-single workload=append,replace,dbsync ops=$ops mode=default,barrier,nobarrier,unsafe-data$extra"
 		"crash-churn workload=churn journal=small ops=$ops mode=default,barrier,nobarrier,unsafe-data,unsafe-wrap$extra"
 		"crash-append-t4 workload=append threads=4 ops=$(( (ops + 1) / 2 )) mode=default,fast-commit,nobarrier$extra"
-		"crash-names-t4 workload=names threads=4 ops=$(( (ops + 1) / 2 )) mode=default,nobarrier"
+		"crash-names-t4 workload=names threads=4 ops=$(( (ops + 1) / 2 )) mode=default,unsafe-batch,nobarrier flush_us=4000"
 	)
 	specs=("append 1 default" "replace 1 default" "dbsync 1 default"
 		"churn 1 small" "append 4 default" "names 4 default")
@@ -138,14 +143,15 @@ boot_failed=()
 
 # The table: one row per recording (results.tsv: GROUP crash W MODE T J
 # states mount fsck lost secs rate, after GROUP log W MODE T J entries
-# flushes fua marks; or GROUP refused W MODE T J message).
+# flushes fua marks batches covered; or GROUP refused W MODE T J message).
+# "batched": batch flushes/the transactions they covered.
 table() {
 	awk -F'\t' '
 	function label(w, t, j) { return w (t > 1 ? " threads=" t : "") (j != "default" ? " journal=" j : "") }
-	BEGIN { printf "| %-24s | %-15s | %7s | %7s | %12s | %5s | %5s | %8s | %8s |\n", "workload", "mode", "flushes", "states", "mount-failed", "fsck", "lost", "seconds", "states/s"
-		print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" }
-	$2 == "log" { flushes = $8 }
-	$2 == "crash" { printf "| %-24s | %-15s | %7d | %7d | %12d | %5d | %5d | %8.1f | %8.2f |\n", label($3, $5, $6), $4, flushes, $7, $8, $9, $10, $11, $12
+	BEGIN { printf "| %-24s | %-15s | %7s | %7s | %7s | %12s | %5s | %5s | %8s | %8s |\n", "workload", "mode", "flushes", "batched", "states", "mount-failed", "fsck", "lost", "seconds", "states/s"
+		print "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" }
+	$2 == "log" { flushes = $8; batched = ($11 > 0 ? $11 "/" $12 : "-") }
+	$2 == "crash" { printf "| %-24s | %-15s | %7d | %7s | %7d | %12d | %5d | %5d | %8.1f | %8.2f |\n", label($3, $5, $6), $4, flushes, batched, $7, $8, $9, $10, $11, $12
 		n += $7; s += $11 }
 	$2 == "refused" { printf "| %-24s | %-15s | refused: %s |\n", label($3, $5, $6), $4, $7 }
 	END { printf "\n%d states checked in %.0f s of replay (%.3f s/state)\n", n, s, n ? s / n : 0 }
@@ -193,6 +199,22 @@ verdict_any() {
 	fi
 }
 
+# verdict_batched WORKLOAD THREADS: the default-mode recording had a batch
+# flush that covered several transactions, so its crash states include
+# windows of unflushed transactions.
+verdict_batched() {
+	local b c name="crash:$1-t$2:batched"
+	read -r b c < <(awk -F'\t' -v w="$1" -v t="$2" '$2 == "log" && $3 == w &&
+		$4 == "default" && $5 == t { print $11 + 0, $12 + 0 }' "$OUT/results.tsv")
+	if [ -z "${b:-}" ]; then
+		echo "FAIL $name (no result: refused or the run died)"; status=1
+	elif [ "$c" -gt "$b" ]; then
+		echo "PASS $name ($b batch flushes covered $c transactions)"
+	else
+		echo "FAIL $name ($b batch flushes covered $c transactions: no window recorded)"; status=1
+	fi
+}
+
 # barrier_supported: the kernel knows nojournal_csum_order (the series).
 barrier_supported() {
 	awk -F'\t' '$2 == "crash" && $4 == "barrier"' "$OUT/results.tsv" | grep -q .
@@ -214,6 +236,13 @@ done > "$OUT/verdicts.txt"
 # asserted: see docs/design.md.
 if awk -F'\t' '$2 == "crash" && $4 == "unsafe-data"' "$OUT/results.tsv" | grep -q .; then
 	verdict_any unsafe-data >> "$OUT/verdicts.txt"
+fi
+# Flush batching (the series' patch 14 switch): the states it records
+# must include unflushed windows, and ending commits at submit must lose
+# something.
+if awk -F'\t' '$2 == "crash" && $4 == "unsafe-batch"' "$OUT/results.tsv" | grep -q .; then
+	verdict_batched names 4 >> "$OUT/verdicts.txt"
+	verdict_any unsafe-batch >> "$OUT/verdicts.txt"
 fi
 for name in ${boot_failed[@]+"${boot_failed[@]}"}; do
 	echo "FAIL crash:boot-$name (see $OUT/$name/scenario.log)"; status=1

@@ -1,7 +1,11 @@
 # Helpers shared by the crash and crash-repro scenarios (busybox sh).
 # Source after lib.sh:  . /jbd2t/crash-lib.sh
 # Disks: vda the filesystem, vdb the dm-log-writes log, vdc the replay
-# device (lwreplay keeps it at one crash state at a time).
+# device (lwreplay keeps it at one crash state at a time). With flush_us=N
+# the log records the flush-cost device /dev/fcost0 (qemu/modules/
+# flushcost: N us per flush, charged after dm-log-writes has logged the
+# flush, so writes that complete meanwhile stay unflushed, as on a disk)
+# stacked on vda; the scenario needs "# jbd2t-modules: flushcost".
 # shellcheck shell=sh
 
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
@@ -16,8 +20,10 @@ crash_setup() {
 	SEED=$(arg seed 1 "$@")
 	JOURNAL=$(arg journal default "$@")
 	FS=$(arg fs ext4 "$@")
+	FLUSH_US=$(arg flush_us 0 "$@")
 	case $JOURNAL in default|small) ;; *) fail "journal=$JOURNAL: want default or small" ;; esac
 	case $FS in ext4|ext3) ;; *) fail "fs=$FS: want ext4 or ext3" ;; esac
+	case $FLUSH_US in ''|*[!0-9]*) fail "flush_us=$FLUSH_US: want microseconds" ;; esac
 	# Thousands of mounts each log a few lines; on the serial console they
 	# cost time. Level 5 still prints warnings, which the host looks for.
 	dmesg -n 5
@@ -35,7 +41,7 @@ crash_setup() {
 # defaults with one jbd2 ordering rule switched off (mode_switch).
 mode_opts() {
 	case $1 in
-	default|unsafe-data|unsafe-wrap|fast-commit) echo defaults ;;
+	default|unsafe-data|unsafe-wrap|unsafe-batch|fast-commit) echo defaults ;;
 	barrier) echo nojournal_csum_order ;;
 	nobarrier) echo nobarrier ;;
 	async-journal) echo journal_async_commit,data=journal ;;
@@ -60,6 +66,7 @@ mode_switch() {
 	case $1 in
 	unsafe-data) _param=unsafe_ignore_data ;;
 	unsafe-wrap) _param=unsafe_ignore_wrap ;;
+	unsafe-batch) _param=unsafe_durable_at_submit ;;
 	*) return 0 ;;
 	esac
 	[ -w "/sys/module/jbd2/parameters/$_param" ] || return 1
@@ -82,19 +89,18 @@ crash_record() {
 	# A zeroed super block: no entries of an older log can be mistaken
 	# for this one's.
 	dd if=/dev/zero of=/dev/vdb bs=1M count=1 2>/dev/null || fail "zero vdb"
-	dm create lw --table "0 $(blockdev --getsz /dev/vda) log-writes /dev/vda /dev/vdb" ||
-		fail "dmsetup create lw"
+	crash_stack_up
 	dmesg_mark "crash-mount-$1-$2"
 	if ! mode_switch "$2" 1; then
 		echo "this kernel has no test-only jbd2 switch for $2" > /tmp/mount.err
 		_CRASH_MOUNT_MARK=none
-		dm remove lw
+		crash_stack_down
 		return 1
 	fi
 	if ! mount -t "$FS" -o "$_opts" /dev/mapper/lw /mnt/fs 2> /tmp/mount.err; then
 		_CRASH_MOUNT_MARK="crash-mount-$1-$2"
 		mode_switch "$2" 0
-		dm remove lw
+		crash_stack_down
 		return 1
 	fi
 	info "recording $1 in mode $2: $(mount_opts /mnt/fs)"
@@ -103,9 +109,36 @@ crash_record() {
 		--ops "$OPS" --threads "$THREADS" --seed "$SEED" ||
 		fail "crashwork run $1 failed"
 	[ "$2" != fast-commit ] || crash_assert_fast_commits
+	crash_batches > /tmp/batches
 	umount /mnt/fs
 	mode_switch "$2" 0
-	dm remove lw
+	crash_stack_down
+}
+
+# crash_stack_up: dm-log-writes "lw" logging to vdb what reaches vda, or
+# with flush_us the flush-cost device on vda. crash_stack_down undoes it.
+crash_stack_up() {
+	_lower=/dev/vda
+	if [ "$FLUSH_US" -gt 0 ]; then
+		load_module flushcost lower=/dev/vda flush_us="$FLUSH_US" \
+			fua_us="$FLUSH_US" fua=1
+		_lower=/dev/fcost0
+	fi
+	dm create lw --table "0 $(blockdev --getsz $_lower) log-writes $_lower /dev/vdb" ||
+		fail "dmsetup create lw"
+}
+crash_stack_down() {
+	dm remove lw || fail "dmsetup remove lw"
+	[ "$FLUSH_US" = 0 ] || rmmod flushcost || fail "rmmod flushcost"
+}
+
+# crash_batches: "BATCHES COVERED", the batch flushes of the recording's
+# journal and the transactions they covered (/proc/fs/jbd2/dm-N-8/info;
+# lw is the only dm device mounted), or "0 0" on a kernel without them.
+crash_batches() {
+	cat /proc/fs/jbd2/dm-*-8/info 2>/dev/null | awk '
+	$2 == "batch" && $3 == "flushes" { b = $1; c = $5 }
+	END { print b + 0, c + 0 }'
 }
 
 # crash_assert_fast_commits: the recording on /mnt/fs (dm "lw") took fast
@@ -125,12 +158,13 @@ crash_refusal() {
 	echo "${_msg:-$(cat /tmp/mount.err)}"
 }
 
-# crash_log_counts: entries, flushes, FUA writes and marks in the log.
+# crash_log_counts: entries, flushes, FUA writes and marks in the log,
+# then the journal's batch flushes and the transactions they covered.
 crash_log_counts() {
-	lwreplay info /dev/vdb | awk '
+	lwreplay info /dev/vdb | awk -v batches="$(cat /tmp/batches)" '
 	$1 == "entries:" { e = $2 } $1 == "flushes:" { f = $2 }
 	$1 == "writes:" { u = $4; sub(/\)/, "", u) } $1 == "marks:" { m = $2 }
-	END { print e, f, u, m }'
+	END { print e, f, u, m, batches }'
 }
 
 # crash_layout: "INDEX HASH" per log entry, HASH a digest of the layout

@@ -17,6 +17,7 @@
 # nearby state and the result is best-effort.
 #
 # jbd2t-disks: 48M 512M 48M
+# jbd2t-modules: flushcost
 # jbd2t-timeout: 600
 . /jbd2t/lib.sh
 . /jbd2t/crash-lib.sh

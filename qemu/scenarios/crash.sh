@@ -6,20 +6,26 @@
 # its promise?
 #
 # Args: workload=W[,W...] mode=M[,M...]  one recording per pair
-#   modes: default, nobarrier, async-journal (journal_async_commit,
-#   data=journal), async-writeback (journal_async_commit,data=writeback)
+#   modes: default, barrier, nobarrier, fast-commit, unsafe-data,
+#   unsafe-wrap, unsafe-batch (qemu/guest/crash-lib.sh), async-journal
+#   (journal_async_commit,data=journal), async-writeback
+#   (journal_async_commit,data=writeback)
 #   ops=N threads=T seed=S        the workload (crashwork run)
 #   budget=B maxstates=M          states per crash point; 0 = all states
 #   journal=default|small         small: 1 KiB blocks, 1 MiB journal
 #   fs=ext4
+#   flush_us=N                    N us per cache flush (the flush-cost
+#                                 device under the log; 0 = none)
 #
-# Rows: "log W MODE T JOURNAL entries flushes fua marks" and
+# Rows: "log W MODE T JOURNAL entries flushes fua marks batches covered"
+# (batch flushes of the journal and the transactions they covered) and
 # "crash W MODE T JOURNAL states mount-failed fsck lost seconds states/s";
 # a refused mount gives "refused W MODE T JOURNAL kernel-message".
 # Every failing state goes to /results/crash-failures.tsv, with the host
 # command that re-runs it (scenario crash-repro).
 #
 # jbd2t-disks: 48M 512M 48M
+# jbd2t-modules: flushcost
 # jbd2t-timeout: 3600
 . /jbd2t/lib.sh
 . /jbd2t/crash-lib.sh
@@ -59,7 +65,7 @@ crash_one() { # WORKLOAD MODE
 	# One reproducer per failing state; layout= pins the log up to its point.
 	crash_layout > /tmp/layout
 	grep '^FAILURE ' /tmp/replay.out | awk -v pre="$w	$m	$THREADS	$JOURNAL" \
-		-v cmd="qemu/scenario.sh crash-repro workload=$w mode=$m ops=$OPS threads=$THREADS seed=$SEED journal=$JOURNAL fs=$FS" '
+		-v cmd="qemu/scenario.sh crash-repro workload=$w mode=$m ops=$OPS threads=$THREADS seed=$SEED journal=$JOURNAL fs=$FS flush_us=$FLUSH_US" '
 	NR == FNR { sum[$1] = $2; next }
 	{ split($3, r, ":"); print pre "\t" $2 "\t" $3 "\t" cmd " recipe=" $3 " layout=" sum[r[1]] }
 	' /tmp/layout - >> "$RESULTS/crash-failures.tsv"
