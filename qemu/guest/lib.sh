@@ -118,6 +118,24 @@ flushcost_down() {
 	nullb_remove fcbase
 }
 
+# jbd2_trace_on EVENT...: record these jbd2 tracepoints from now on, in
+# an emptied buffer (8 MiB a CPU); jbd2_trace_off EVENT... stops and fails
+# the scenario if the buffer overran. The events are in $TRACEFS/trace.
+TRACEFS=/sys/kernel/tracing
+jbd2_trace_on() {
+	echo 0 > $TRACEFS/tracing_on
+	echo 8192 > $TRACEFS/buffer_size_kb
+	echo > $TRACEFS/trace
+	for _e in "$@"; do echo 1 > "$TRACEFS/events/jbd2/$_e/enable"; done
+	echo 1 > $TRACEFS/tracing_on
+}
+jbd2_trace_off() {
+	echo 0 > $TRACEFS/tracing_on
+	for _e in "$@"; do echo 0 > "$TRACEFS/events/jbd2/$_e/enable"; done
+	_hdr=$(grep -m 1 'entries-in-buffer/entries-written' $TRACEFS/trace | sed 's/.*: *//; s/ .*//')
+	[ "${_hdr%/*}" = "${_hdr#*/}" ] || fail "trace buffer overran ($_hdr)"
+}
+
 # jbd2_commits DEV: transactions committed so far by the journal of the
 # ext4 mounted from DEV (internal journal: /proc/fs/jbd2/DEV-8/info).
 jbd2_commits() {

@@ -32,23 +32,8 @@ FLUSH_US=$(arg flush_us 8000 "$@")
 JOURNAL_MB=$(arg journal_mb 4 "$@")
 DEV=fcost0
 MNT=/mnt
-T=/sys/kernel/tracing
 EVENTS="jbd2_batch_start jbd2_batch_flush_submit jbd2_batch_flush_complete
 	jbd2_commit_order jbd2_checkpoint jbd2_update_log_tail"
-
-trace_on() {
-	echo 0 > $T/tracing_on
-	echo 8192 > $T/buffer_size_kb
-	echo > $T/trace
-	for _e in $EVENTS; do echo 1 > $T/events/jbd2/$_e/enable; done
-	echo 1 > $T/tracing_on
-}
-trace_off() {
-	echo 0 > $T/tracing_on
-	for _e in $EVENTS; do echo 0 > $T/events/jbd2/$_e/enable; done
-	_hdr=$(grep -m 1 'entries-in-buffer/entries-written' $T/trace | sed 's/.*: *//; s/ .*//')
-	[ "${_hdr%/*}" = "${_hdr#*/}" ] || fail "trace buffer overran ($_hdr)"
-}
 
 # check_trace: "SUBMITS COVERED MAX_BATCH BAD CHECKPOINTS TAIL_MOVES" from
 # the recorded events; BAD counts rule violations, each printed as a "bad:"
@@ -85,7 +70,7 @@ check_trace() {
 	END {
 		if (inflight) bad("a flush never completed")
 		print nsub + 0, cov + 0, max + 0, nbad + 0, nckpt + 0, ntail + 0
-	}' $T/trace
+	}' $TRACEFS/trace
 }
 
 # run MODE: THREADS x create+fsync for SECS on a fresh filesystem; checks
@@ -99,12 +84,14 @@ run() {
 		--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
 	sync -f $MNT/d
 	b0=$(jbd2_batches $DEV)
-	trace_on
+	# shellcheck disable=SC2086  # the event names are words
+	jbd2_trace_on $EVENTS
 	line=$(fsyncbench --workload create --threads "$THREADS" --dir $MNT/d \
 		--duration "$SECS" --tag "$1") || fail "fsyncbench failed: $line"
 	# Quiet: the last flush in flight completes within a few flush times.
 	sleep 1
-	trace_off
+	# shellcheck disable=SC2086
+	jbd2_trace_off $EVENTS
 	b1=$(jbd2_batches $DEV)
 	umount $MNT
 	e2fsck -fn /dev/$DEV > /tmp/fsck.log 2>&1 || { cat /tmp/fsck.log; fail "$1: e2fsck -fn"; }

@@ -17,6 +17,15 @@
 #   write-all    fail_write=-1: every write fails (FUA writes included)
 #   drop         drop_write=1: writes and flushes acknowledged, not done
 #   flush-once   fail_flush=1: one flush fails, then the device recovers
+#   batch-once   flush-once under BATCH_THREADS threads of names, default
+#                mode only, with flushes and FUA writes charged
+#                BATCH_FLUSH_US each, armed after the marks of BATCH_AFTER
+#                (the threads in their stride): the failing flush is a
+#                batch flush,
+#                and every thread whose transaction it covered must get
+#                EIO; threads whose transactions were already durable
+#                may still be acknowledged after mark N, so the checks
+#                hold the files to every acknowledged operation
 #   none         nothing (the nobarrier negative control)
 # Each trial is then checked twice ("cut"):
 #   remount      unmount, clear the fault, mount again (journal recovery)
@@ -24,14 +33,16 @@
 #                lwreplay rebuilds it on vdc from the log, keeping only
 #                what was flushed or written with FUA (every write after
 #                the last good flush is lost), and it is mounted there
-# crashwork check holds the files to the promises made up to mark N.
+# crashwork check holds the files to the promises made up to mark N (to
+# every acknowledged one for batch-once).
 # (null_blk's power toggle is no power cut here: a write to a page that
 # was ever flushed goes straight to its backing store.)
 #
 # Args: cases=flush-all,write-all,drop,flush-once modes=default,barrier
 #   workloads=names,append,replace after=2,5 cuts=remount,powercut
-#   ops=8 (per run, more than every N) control=1 (add the negative
-#   control: nobarrier, no fault, power cut, which must lose data)
+#   ops=8 (per run and thread, more than every N) control=1 (add the
+#   negative control: nobarrier, no fault, power cut, which must lose
+#   data) batch_threads=8 batch_flush_us=8000 batch_after=12,24,36
 #
 # Row per trial (results.tsv): trial CASE MODE WORKLOAD N CUT RC MARKS
 #   ACKED_AFTER SYNC_ERR ABORTED RDONLY ORDERED FULL FLUSH_FAILED
@@ -47,6 +58,9 @@
 # told every acknowledged op was owed (drop only: the deliberate lie of
 # the device must show as loss, or the checker has no teeth); VERDICT ok,
 # control, or FAIL:<reasons>. A refused mount gives "refused MODE MSG".
+# batch-once adds "batch CASE MODE WORKLOAD N COVERED": the transactions
+# the failed batch flush covered (jbd2_batch_flush_* tracepoints), 0 if
+# no batch flush failed.
 #
 # jbd2t-disks: 48M 256M 48M
 # jbd2t-modules: flushcost
@@ -59,6 +73,9 @@ MODES=$(arg modes default,barrier "$@")
 WORKLOADS=$(arg workloads names,append,replace "$@")
 AFTER=$(arg after 2,5 "$@")
 OPS=$(arg ops 8 "$@")
+BATCH_THREADS=$(arg batch_threads 8 "$@")
+BATCH_FLUSH_US=$(arg batch_flush_us 8000 "$@")
+BATCH_AFTER=$(arg batch_after 12,24,36 "$@")
 CONTROL=$(arg control 1 "$@")
 DEV=fcost0
 MNT=/mnt/fs
@@ -74,7 +91,7 @@ knobs() {
 	flush-all) echo "--arm $P/fail_flush=-1" ;;
 	write-all) echo "--arm $P/fail_write=-1" ;;
 	drop) echo "--arm $P/drop_write=1" ;;
-	flush-once) echo "--arm $P/fail_flush=1" ;;
+	flush-once|batch-once) echo "--arm $P/fail_flush=1" ;;
 	none) echo "--arm $P/fail_flush=0" ;;
 	*) fail "unknown case '$1'" ;;
 	esac
@@ -85,6 +102,22 @@ knobs_clear() {
 	echo 0 > $P/drop_write
 }
 kmsg_has() { dmesg_since "$MARK" | grep -q "$1"; }
+
+# The batch flush tracepoints, for batch-once.
+BATCH_EVENTS="jbd2_batch_flush_submit jbd2_batch_flush_complete"
+# batch_trace_failed: how many transactions the first failed batch flush
+# covered (its submission names them), 0 if none failed.
+batch_trace_failed() {
+	# shellcheck disable=SC2086  # the event names are words
+	jbd2_trace_off $BATCH_EVENTS
+	awk '
+	function field(name,   i) {
+		for (i = 1; i < NF; i++) if ($i == name) return $(i + 1)
+	}
+	/jbd2_batch_flush_submit:/ { split(field("transactions"), r, "-"); first = r[1]; last = r[2] }
+	/jbd2_batch_flush_complete:/ && field("error") != 0 { n = last - first + 1; exit }
+	END { print n + 0 }' $TRACEFS/trace
+}
 
 # stack_up: a fresh ext4 on vda, its copy on vdc (the power cut's base
 # image), then vda behind dm-log-writes (log on vdb) behind flushcost.
@@ -132,6 +165,12 @@ verdict() {
 	why=
 	case $1 in
 	none) echo control; return ;;
+	batch-once)
+		# Acknowledged after mark N is allowed: the checks cover it.
+		[ "$rc" = 5 ] || why="$why,no-fsync-error"
+		case $err in *:Input/output_error) ;; *) why="$why,not-EIO" ;; esac
+		[ "$aborted" = 1 ] || why="$why,not-aborted"
+		[ "$rdonly" = 1 ] || why="$why,still-writable" ;;
 	drop)
 		[ "$rc" = 0 ] || why="$why,run-exit-$rc"
 		[ "$lie" != - ] && [ "$lie" -gt 0 ] || why="$why,lie-not-seen" ;;
@@ -162,15 +201,31 @@ trial() {
 		return 0
 	fi
 	rm -f $ORACLE
+	threads=1
+	if [ "$c" = batch-once ]; then
+		threads=$BATCH_THREADS
+		echo "$BATCH_FLUSH_US" > $P/flush_us
+		echo "$BATCH_FLUSH_US" > $P/fua_us
+		# shellcheck disable=SC2086  # the event names are words
+		jbd2_trace_on $BATCH_EVENTS
+	fi
 	rc=0
 	# shellcheck disable=SC2046  # the --arm words
 	crashwork run "$w" --dir $MNT --oracle $ORACLE --ops "$OPS" \
-		--arm-after "$n" $(knobs "$c") > /tmp/cw.out 2> /tmp/cw.err || rc=$?
+		--threads "$threads" --arm-after "$n" $(knobs "$c") \
+		> /tmp/cw.out 2> /tmp/cw.err || rc=$?
 	cat /tmp/cw.out /tmp/cw.err
 	summary=$(grep '^crashwork: ' /tmp/cw.out | tail -n 1)
 	marks=$(echo "$summary" | sed -n 's/^crashwork: [a-z]*: \([0-9]*\) marks.*/\1/p')
 	case $rc in 0|5) ;; *) fail "$MARK: crashwork run exit $rc: $(cat /tmp/cw.err)" ;; esac
 	acked=$((marks - n))
+	# The promises the checks hold the files to: up to mark N, or every
+	# acknowledged one where others may legitimately follow the fault.
+	upto=$n
+	if [ "$c" = batch-once ]; then
+		upto=$marks
+		result batch "$c" "$m" "$w" "$n" "$(batch_trace_failed)"
+	fi
 	err=$(echo "$summary" | sed -n 's/.*, failed: \([a-z]*\): \(.*\)$/\1:\2/p' | tr ' ' _)
 	# The fault reaches the journal at the latest with the next commit.
 	sync -f $MNT 2> /dev/null || true
@@ -187,18 +242,20 @@ trial() {
 	# The power cut comes here: after the first unmount.
 	dm message lw 0 mark powercut || fail "cannot mark the log"
 	knobs_clear
+	echo 0 > $P/flush_us
+	echo 0 > $P/fua_us
 	drop=0
 	[ "$c" != drop ] || drop=1
 	for cut in remount powercut; do
 		if [ $cut = remount ]; then
-			check_fs /dev/$DEV "$n" $drop
+			check_fs /dev/$DEV "$upto" $drop
 			stack_down
 		else
 			point=$(lwreplay info /dev/vdb | awk '$2 == "powercut" { print $1 }')
 			[ -n "$point" ] || fail "$MARK: no powercut mark in the log"
 			lwreplay apply /dev/vdb /dev/vdc "$point:none" > /dev/null ||
 				fail "$MARK: lwreplay apply $point:none failed"
-			check_fs /dev/vdc "$n" $drop
+			check_fs /dev/vdc "$upto" $drop
 		fi
 		# shellcheck disable=SC2086  # $ord and $cnt are several fields
 		result trial "$c" "$m" "$w" "$n" "$cut" "$rc" "$marks" "$acked" "${err:--}" \
@@ -210,7 +267,11 @@ trial() {
 for c in $(echo "$CASES" | tr , ' '); do
 	for m in $(echo "$MODES" | tr , ' '); do
 		for w in $(echo "$WORKLOADS" | tr , ' '); do
-			for n in $(echo "$AFTER" | tr , ' '); do
+			# A batch flush: checksum-ordered commits of names only.
+			[ "$c" != batch-once ] || [ "$m:$w" = default:names ] || continue
+			after=$AFTER
+			[ "$c" != batch-once ] || after=$BATCH_AFTER
+			for n in $(echo "$after" | tr , ' '); do
 				trial "$c" "$m" "$w" "$n"
 			done
 		done

@@ -23,31 +23,46 @@ static int cw_oracle_add(struct cw_oracle *oracle, const struct cw_promise *p)
 	return 0;
 }
 
-/* Parse one promise line; returns 1 for a promise, 0 for a mark, -1 bad. */
-static int cw_parse_line(const char *line, struct cw_promise *p, char *mark)
+enum cw_line {
+	CW_LINE_BAD = -1,
+	CW_LINE_MARK,
+	CW_LINE_PROMISE,
+	CW_LINE_FAILED,
+};
+
+/* Parse one oracle line into @p (a promise) or @mark (a mark's name). */
+static enum cw_line cw_parse_line(const char *line, struct cw_promise *p,
+				  char *mark)
 {
-	char kind[16];
+	char kind[16], extra[2];
 
 	memset(p, 0, sizeof(*p));
 	if (sscanf(line, "%15s", kind) != 1)
-		return -1;
+		return CW_LINE_BAD;
 	if (!strcmp(kind, "mark"))
-		return sscanf(line, "mark %127s", mark) == 1 ? 0 : -1;
+		return sscanf(line, "mark %127s", mark) == 1 ?
+		       CW_LINE_MARK : CW_LINE_BAD;
+	if (!strcmp(kind, "failed"))
+		return sscanf(line, "failed %1s", extra) == 1 ?
+		       CW_LINE_BAD : CW_LINE_FAILED;
 	if (!strcmp(kind, "data")) {
 		p->kind = CW_PROMISE_DATA;
 		return sscanf(line, "data %127s %" SCNu64 " %" SCNu64 " %" SCNu64
 			      " %" SCNu64, p->path, &p->fileid, &p->first,
-			      &p->count, &p->gen) == 5 ? 1 : -1;
+			      &p->count, &p->gen) == 5 ?
+		       CW_LINE_PROMISE : CW_LINE_BAD;
 	}
 	if (!strcmp(kind, "dir")) {
 		p->kind = CW_PROMISE_DIR;
-		return sscanf(line, "dir %127s", p->path) == 1 ? 1 : -1;
+		return sscanf(line, "dir %127s", p->path) == 1 ?
+		       CW_LINE_PROMISE : CW_LINE_BAD;
 	}
 	if (!strcmp(kind, "absent")) {
 		p->kind = CW_PROMISE_ABSENT;
-		return sscanf(line, "absent %127s", p->path) == 1 ? 1 : -1;
+		return sscanf(line, "absent %127s", p->path) == 1 ?
+		       CW_LINE_PROMISE : CW_LINE_BAD;
 	}
-	return -1;
+	return CW_LINE_BAD;
 }
 
 int cw_oracle_load(struct cw_oracle *oracle, const char *file,
@@ -67,19 +82,25 @@ int cw_oracle_load(struct cw_oracle *oracle, const char *file,
 	}
 	while (fgets(line, sizeof(line), f)) {
 		struct cw_promise p;
-		int ret;
+		enum cw_line ret;
 
 		lineno++;
 		ret = cw_parse_line(line, &p, mark);
-		if (ret < 0) {
+		if (ret == CW_LINE_BAD) {
 			fprintf(stderr, "%s:%lu: malformed oracle line\n",
 				file, lineno);
 			goto fail;
 		}
-		if (ret == 1) {
+		if (ret == CW_LINE_PROMISE) {
 			p.seq = lineno;
 			if (cw_oracle_add(oracle, &p))
 				goto nomem;
+			continue;
+		}
+		/* A failed operation: never due, whatever mark comes next. */
+		if (ret == CW_LINE_FAILED) {
+			for (; closed < oracle->nr; closed++)
+				oracle->promises[closed].due = false;
 			continue;
 		}
 		/* A mark makes the promises before it due, up to @upto's. */

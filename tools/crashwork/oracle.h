@@ -12,14 +12,17 @@
  *   dir <path>       the directory exists
  *   absent <path>    the name is gone (names are never reused)
  *   mark <name>
+ *   failed           the promises since the last mark or failed line are
+ *                    an operation whose sync failed
  *
  * A crash at or after mark <name> in the log must keep every promise made
  * before that mark line. Later lines are loaded too, not due: the crash
  * may have kept the operations they describe (an unlink, a rename over a
  * name) before their sync returned, and those may replace a due promise.
- * For the same reason a single-threaded run whose sync failed ends with
- * that operation's promises and no mark: never due, but it may have
- * happened.
+ * For the same reason an operation whose sync failed is written with its
+ * promises and "failed": never due, whatever mark follows (another
+ * thread's), but it may have happened. Each operation's lines, with its
+ * mark or "failed", are written in one piece.
  */
 #ifndef CRASHWORK_ORACLE_H
 #define CRASHWORK_ORACLE_H

@@ -165,6 +165,32 @@ static void t_oracle_upto(struct tt *t)
 	scratch_remove(&s);
 }
 
+/*
+ * An operation whose sync failed is never due, not even when another
+ * thread's mark follows it.
+ */
+static void t_oracle_failed_op(struct tt *t)
+{
+	struct scratch s;
+	struct cw_oracle o;
+
+	scratch_make(t, &s);
+	write_file(s.oracle, "dir d1\nmark m1\nabsent f2\ndir d2\nfailed\n"
+		   "dir d3\nmark m2\nfailed\ndir d4\n");
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, NULL) == 0);
+	TT_CHECK_EQ(t, o.nr, 5);
+	TT_CHECK_EQ(t, cw_oracle_due(&o), 2);
+	TT_CHECK(t, o.promises[0].due);
+	TT_CHECK(t, !o.promises[1].due && !o.promises[2].due);
+	TT_CHECK(t, o.promises[3].due);
+	TT_CHECK(t, !o.promises[4].due);
+	cw_oracle_free(&o);
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == 0);
+	TT_CHECK_EQ(t, cw_oracle_due(&o), 1);
+	cw_oracle_free(&o);
+	scratch_remove(&s);
+}
+
 static void t_oracle_bad(struct tt *t)
 {
 	struct scratch s;
@@ -176,6 +202,8 @@ static void t_oracle_bad(struct tt *t)
 	write_file(s.oracle, "dir d1\nbogus line\nmark m1\n");
 	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == -1);
 	write_file(s.oracle, "data f 1 2\nmark m1\n");
+	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == -1);
+	write_file(s.oracle, "dir d1\nfailed now\nmark m1\n");
 	TT_CHECK(t, cw_oracle_load(&o, s.oracle, "m1") == -1);
 	TT_CHECK(t, cw_oracle_load(&o, "/nonexistent/oracle", "m1") == -1);
 	scratch_remove(&s);
@@ -432,10 +460,16 @@ static void t_check_pending_op(struct tt *t)
 	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 2);
 	f = fopen(s.oracle, "a");
 	TT_REQUIRE(t, f != NULL);
-	fputs("absent f0\ndata g0 99 0 0 1\nabsent d1\n", f);
+	fputs("absent f0\ndata g0 99 0 0 1\nabsent d1\nfailed\n", f);
 	fclose(f);
 	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 0);
 	TT_CHECK_EQ(t, check_upto(t, &s, "m000002").lost, 0);
+	/* Another thread's mark after it: still either outcome. */
+	f = fopen(s.oracle, "a");
+	TT_REQUIRE(t, f != NULL);
+	fputs("mark m000003\n", f);
+	fclose(f);
+	TT_CHECK_EQ(t, check_upto(t, &s, NULL).lost, 0);
 	scratch_remove(&s);
 }
 
@@ -608,6 +642,7 @@ static const struct tt_case record_cases[] = {
 
 static const struct tt_case oracle_cases[] = {
 	TT_CASE(t_oracle_upto),
+	TT_CASE(t_oracle_failed_op),
 	TT_CASE(t_oracle_bad),
 	{ 0 },
 };
