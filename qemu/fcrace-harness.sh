@@ -26,13 +26,14 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
+	--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) sed -n '2,23s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
 case $rounds in ''|*[!0-9]*|0) die "--rounds: want a positive number" ;; esac
 OUT=$BUILD/results/fcrace
-FIX=$(ls "$TOP"/linux-patches/[0-9]*-ext4-don-t-let-fsync-skip-a-fast-commit-*.patch 2>/dev/null | head -n 1)
+FIX=$(ls "$TOP"/linux-patches/[0-9]*-ext4-don-t-let-fsync-skip-a-fast-commit-*.patch 2>/dev/null | head -n 1 || true)
 [ -n "$FIX" ] || die "no ext4 fast-commit fix in linux-patches/"
 [ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 
