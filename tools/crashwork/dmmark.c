@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "dmctl.h"
 #include "dmmark.h"
 
 /*
@@ -32,24 +33,16 @@ int cw_dm_message_format(void *buf, size_t size, const char *target,
 {
 	struct dm_ioctl *io = buf;
 	struct dm_target_msg *msg;
-	size_t room;
 	char *text;
 
 	if (size < sizeof(*io) + sizeof(*msg) ||
-	    strlen(target) >= sizeof(io->name)) {
-		errno = EINVAL;
-		return -1;
-	}
-	room = size - sizeof(*io) - sizeof(*msg);
-	if (strlen(message) >= room) {
+	    strlen(message) >= size - sizeof(*io) - sizeof(*msg)) {
 		errno = EINVAL;
 		return -1;
 	}
 	memset(buf, 0, size);
-	io->version[0] = DM_VERSION_MAJOR;
-	io->data_size = size;
-	io->data_start = sizeof(*io);
-	strcpy(io->name, target);
+	if (dm_ioctl_header(io, size, target))
+		return -1;
 	msg = (struct dm_target_msg *)((char *)buf + sizeof(*io));
 	msg->sector = 0;
 	/* Through a plain pointer: message[] is a flexible array member. */

@@ -25,6 +25,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "dmctl.h"
+
 #define BUF_SIZE 16384
 
 static union {
@@ -35,12 +37,8 @@ static union {
 /* One ioctl on the control device; target specs, if any, follow the header. */
 static int dm(int ctl, unsigned long cmd, const char *name)
 {
-	buf.io.version[0] = DM_VERSION_MAJOR;
-	buf.io.version[1] = 0;
-	buf.io.version[2] = 0;
-	buf.io.data_size = BUF_SIZE;
-	buf.io.data_start = sizeof(buf.io);
-	snprintf(buf.io.name, sizeof(buf.io.name), "%s", name);
+	if (dm_ioctl_header(&buf.io, BUF_SIZE, name))
+		return -1;
 	return ioctl(ctl, cmd, &buf.io);
 }
 

@@ -2,3 +2,4 @@
 # small static process (the crash checker does this once per crash state).
 TOOLS += dmload
 dmload_MAIN := dmload/dmload.c
+dmload_LIB := common/dmctl.c
