@@ -35,7 +35,8 @@ kunit_args=(
 )
 [ $debug = 0 ] || kunit_args+=(--kunitconfig="$TOP/qemu/debug.config")
 
-[ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
+# .git is a file in a worktree (qemu/fcrace-harness.sh builds in some).
+[ -e "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 mkdir -p "$KUNIT_BUILD"
 cd "$TREE"
 

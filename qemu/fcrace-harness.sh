@@ -51,12 +51,8 @@ build_variant() {
 		die "$1: cannot revert $(basename "$2")"
 	git -C "$dir/linux" apply "$TOP/qemu/fcrace-detector.diff" ||
 		die "$1: the detector does not apply"
-	mkdir -p "$dir/kunit"
 	log "building the $1 kernel"
-	(cd "$dir/linux" && ./tools/testing/kunit/kunit.py build --arch=x86_64 \
-		--build_dir="$dir/kunit" --kunitconfig=fs/jbd2 \
-		--kunitconfig="$TOP/qemu/guest.config" --jobs="$JOBS" \
-		--make_options=CC="ccache gcc" --make_options=HOSTCC="ccache gcc") \
+	TREE=$dir/linux KUNIT_BUILD=$dir/kunit "$TOP/kunit-tests/run.sh" build \
 		> "$OUT/build-$1.log" 2>&1 || die "$1: build failed, see $OUT/build-$1.log"
 }
 

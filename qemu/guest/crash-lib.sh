@@ -133,12 +133,11 @@ crash_stack_down() {
 }
 
 # crash_batches: "BATCHES COVERED", the batch flushes of the recording's
-# journal and the transactions they covered (/proc/fs/jbd2/dm-N-8/info;
-# lw is the only dm device mounted), or "0 0" on a kernel without them.
+# journal and the transactions they covered (jbd2_batches of dm-N, lw
+# being the only dm device mounted), or "- -" on a kernel without them.
 crash_batches() {
-	cat /proc/fs/jbd2/dm-*-8/info 2>/dev/null | awk '
-	$2 == "batch" && $3 == "flushes" { b = $1; c = $5 }
-	END { print b + 0, c + 0 }'
+	_jdir=$(cd /proc/fs/jbd2 && echo dm-*-8)
+	jbd2_batches "${_jdir%-8}"
 }
 
 # crash_assert_fast_commits: the recording on /mnt/fs (dm "lw") took fast
