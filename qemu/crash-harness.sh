@@ -26,7 +26,13 @@
 #                 only when its flush completes (names-t4 on a 4 ms flush);
 #   batched:      in that recording's default mode at least one batch
 #                 flush covered several transactions (the windows of
-#                 unflushed transactions recovery trims were recorded).
+#                 unflushed transactions recovery trims were recorded;
+#                 the default mode is recorded again, up to 3 times,
+#                 until one did);
+#   fcmix-t4:     fast-commit 0 failing states, nobarrier >= 1: files
+#                 created and fsynced while an xattr change keeps the
+#                 transaction before theirs fast-commit ineligible (the
+#                 series' last ext4 patch; 0 is not a given without it).
 # unsafe-wrap and (--long) journal_async_commit modes are reported only.
 # Prints a table per workload x mode; failing states, each with a host
 # command that re-runs it, in build/results/crash-PROFILE/failures.tsv.
@@ -62,7 +68,7 @@ ops=${CRASH_OPS:-$ops} budget=${CRASH_BUDGET:-$budget} seed=${CRASH_SEED:-1}
 # (checksum-ordered commits with the series), barrier = the full barrier
 # on every commit (nojournal_csum_order; refused by a stock kernel),
 # nobarrier = the negative control, fast-commit = the defaults on a
-# filesystem with ext4 fast commits (append-t4 only: fsyncs of regular
+# filesystem with ext4 fast commits (append-t4 and fcmix-t4: fsyncs of regular
 # files, which fast commits take; a directory fsync is always a full
 # commit), unsafe-* = the defaults with one
 # ordering rule of jbd2 switched off (test-only, CONFIG_JBD2_DEBUG), and
@@ -85,7 +91,8 @@ else
 		"crash-single workload=append,replace,dbsync ops=$ops mode=default,barrier,nobarrier,unsafe-data$extra"
 		"crash-churn workload=churn journal=small ops=$ops mode=default,barrier,nobarrier,unsafe-data,unsafe-wrap$extra"
 		"crash-append-t4 workload=append threads=4 ops=$(( (ops + 1) / 2 )) mode=default,fast-commit,nobarrier$extra"
-		"crash-names-t4 workload=names threads=4 ops=$(( (ops + 1) / 2 )) mode=default,unsafe-batch,nobarrier flush_us=4000"
+		"crash-names-t4 workload=names threads=4 ops=$(( (ops + 1) / 2 )) mode=default,unsafe-batch,nobarrier flush_us=4000 batch_retry=3"
+		"crash-fcmix-t4 workload=fcmix threads=4 ops=$(( (ops + 1) / 2 )) mode=fast-commit,nobarrier flush_us=4000"
 	)
 	specs=("append 1 default" "replace 1 default" "dbsync 1 default"
 		"churn 1 small" "append 4 default" "names 4 default")
@@ -231,6 +238,12 @@ for spec in "${specs[@]}"; do
 	! has_mode "$w" fast-commit "$t" || verdict "$w" fast-commit "$t" "$j"
 	verdict "$w" nobarrier "$t" "$j"
 done > "$OUT/verdicts.txt"
+# fcmix exists for fast commits: new files fsynced while an xattr change
+# keeps the transaction before theirs ineligible (no default mode).
+if has_mode fcmix fast-commit 4; then
+	verdict fcmix fast-commit 4 default
+	verdict fcmix nobarrier 4 default
+fi >> "$OUT/verdicts.txt"
 # The data rule of jbd2_commit_preflush_reason() must be load-bearing
 # (only where the kernel has the switch). The wrap rule is reported, not
 # asserted: see docs/design.md.

@@ -1,24 +1,33 @@
 #!/usr/bin/env bash
-# The fast-commit fsync race that patch 15 of the series fixes ("ext4:
-# don't let fsync skip a fast commit its inode still waits for"), shown
-# directly rather than by the rare crash state it leaves.
+# The fast-commit fsync races that the series' two ext4 patches fix, shown
+# directly rather than by the rare crash states they leave:
+#   queue  "ext4: don't let fsync skip a fast commit its inode still waits
+#          for": an fsync returns 0 while its inode still waits on a
+#          fast-commit queue (FCRACE);
+#   inel   "ext4: track changes made while an older transaction is
+#          fc-ineligible": an fsync returns 0 with a change that fast
+#          commits did not track (FCINEL).
 #
 #   qemu/fcrace-harness.sh [--rounds N]
 #
-# Builds two kernels from the tree's HEAD, each with qemu/fcrace-detector.diff
-# (a test-only check in ext4_sync_file() that reports an fsync returning 0
-# while its inode still waits on a fast-commit queue): "fixed", the series,
-# and "unfixed", the series without that patch. Each boots scenario fcrace:
-# ROUNDS x 4 threads x 20 appends, each followed by an fsync of the
-# thread's own file, on a fast_commit ext4.
+# Builds three kernels from the tree's HEAD, each with
+# qemu/fcrace-detector.diff (test-only checks in ext4_sync_file() that
+# report both): "fixed", the series; "no-queue-fix" and "no-inel-fix",
+# the series without one of the two patches. Workloads (scenario fcrace,
+# a fast_commit ext4): "append", ROUNDS x 4 threads x 20 appends, each
+# followed by an fsync of the thread's own file; "fcmix", ROUNDS/5 x 3
+# threads creating, writing and fsyncing new files while a fourth sets an
+# xattr and fsyncs the directory (crashwork fcmix), on a 4 ms flush.
 #
 # Asserts, one PASS/FAIL line each:
-#   fcrace:fixed     no report;
-#   fcrace:unfixed   at least one report (the detector and the workload
-#                    have teeth: about 1 fsync in 800 on this machine).
-# Both rows give the fast commits taken: the fix must not add any.
-# Cost: two builds that share the main kernel's configuration (ccache), and
-# about 30 s of guest time per 100 rounds. Results: build/results/fcrace/.
+#   fcrace:fixed:append, fcrace:fixed:fcmix   no report of either kind;
+#   fcrace:no-queue-fix:append   at least one FCRACE report (about 1
+#                    fsync in 800 here: the detector has teeth);
+#   fcrace:no-inel-fix:fcmix     at least one FCINEL report (about 1 in 3).
+# Rows give the fast commits taken: the fixes must not add any to append.
+# Cost: three builds that share the main kernel's configuration (ccache),
+# and about 30 s of guest time per 100 rounds. Results:
+# build/results/fcrace/.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -26,15 +35,20 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
-	--help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,23s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,34s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
 case $rounds in ''|*[!0-9]*|0) die "--rounds: want a positive number" ;; esac
 OUT=$BUILD/results/fcrace
-FIX=$(ls "$TOP"/linux-patches/[0-9]*-ext4-don-t-let-fsync-skip-a-fast-commit-*.patch 2>/dev/null | head -n 1 || true)
-[ -n "$FIX" ] || die "no ext4 fast-commit fix in linux-patches/"
+patch_file() { # SUBJECT-SLUG-GLOB: the series' patch of that subject
+	# shellcheck disable=SC2086  # the glob is the point
+	ls "$TOP"/linux-patches/[0-9]*-$1.patch 2>/dev/null | head -n 1 || true
+}
+QUEUE_FIX=$(patch_file "ext4-don-t-let-fsync-skip-a-fast-commit-*")
+INEL_FIX=$(patch_file "ext4-track-changes-made-while-an-older-transaction-*")
+[ -n "$QUEUE_FIX" ] && [ -n "$INEL_FIX" ] || die "no ext4 fast-commit fixes in linux-patches/"
 [ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 
 # build_variant NAME [PATCH-TO-REVERT]: HEAD of the tree plus the detector
@@ -56,36 +70,48 @@ build_variant() {
 		> "$OUT/build-$1.log" 2>&1 || die "$1: build failed, see $OUT/build-$1.log"
 }
 
-# run_variant NAME: the scenario on that kernel; prints its result row.
+# run_variant NAME WORKLOAD ROUNDS FLUSH_US: the scenario on that kernel;
+# prints its result row.
 run_variant() {
-	local res=$OUT/$1
+	local res=$OUT/$1-$2
 	mkdir -p "$res"
 	RESULTS=$res KERNEL=$BUILD/fcrace/$1/kunit/arch/x86/boot/bzImage \
-		"$TOP/qemu/scenario.sh" fcrace rounds="$rounds" threads=4 ops=20 \
-		flush_us=0 > "$res/scenario.log" 2>&1 || true
+		"$TOP/qemu/scenario.sh" fcrace workload="$2" rounds="$3" threads=4 \
+		ops=20 flush_us="$4" > "$res/scenario.log" 2>&1 || true
 	awk -F'\t' '$1 == "fcrace"' "$res/results.tsv" 2>/dev/null
 }
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
 build_variant fixed
-build_variant unfixed "$FIX"
+build_variant no-queue-fix "$QUEUE_FIX"
+build_variant no-inel-fix "$INEL_FIX"
 
 status=0
-printf '| kernel | rounds | fsyncs | reports | fast commits |\n| --- | ---: | ---: | ---: | ---: |\n' > "$OUT/table.md"
-for v in fixed unfixed; do
-	row=$(run_variant $v)
+# check KERNEL WORKLOAD ROUNDS FLUSH_US WANT: run it; WANT is "none", or
+# the kind of report (FCRACE, FCINEL) that must be seen.
+check() {
+	local row name="fcrace:$1:$2"
+	row=$(run_variant "$1" "$2" "$3" "$4")
 	if [ -z "$row" ]; then
-		echo "FAIL fcrace:$v (no result; see $OUT/$v/scenario.log)"; status=1; continue
+		echo "FAIL $name (no result; see $OUT/$1-$2/scenario.log)"; status=1; return
 	fi
-	read -r _ r _ _ _ fsyncs reports fc <<< "$row"
-	echo "| $v | $r | $fsyncs | $reports | $fc |" >> "$OUT/table.md"
-	case $v:$reports in
-	fixed:0) echo "PASS fcrace:fixed (0 of $fsyncs fsyncs returned with changes queued; $fc fast commits)" ;;
-	fixed:*) echo "FAIL fcrace:fixed ($reports of $fsyncs fsyncs returned with changes queued)"; status=1 ;;
-	unfixed:0) echo "FAIL fcrace:unfixed (0 reports in $fsyncs fsyncs: the detector has no teeth)"; status=1 ;;
-	*) echo "PASS fcrace:unfixed (negative control: $reports of $fsyncs fsyncs; $fc fast commits)" ;;
+	read -r _ _ r _ _ _ fsyncs race inel fc <<< "$row"
+	echo "| $1 | $2 | $r | $fsyncs | $race | $inel | $fc |" >> "$OUT/table.md"
+	case $5:$race:$inel in
+	none:0:0) echo "PASS $name (no report in $fsyncs fsyncs; $fc fast commits)" ;;
+	none:*) echo "FAIL $name ($race FCRACE and $inel FCINEL reports in $fsyncs fsyncs)"; status=1 ;;
+	FCRACE:0:*) echo "FAIL $name (0 FCRACE reports in $fsyncs fsyncs: the detector has no teeth)"; status=1 ;;
+	FCINEL:*:0) echo "FAIL $name (0 FCINEL reports in $fsyncs fsyncs: the detector has no teeth)"; status=1 ;;
+	FCRACE:*) echo "PASS $name (negative control: $race FCRACE reports in $fsyncs fsyncs; $fc fast commits)" ;;
+	FCINEL:*) echo "PASS $name (negative control: $inel FCINEL reports in $fsyncs fsyncs; $fc fast commits)" ;;
 	esac
-done
+}
+printf '| kernel | workload | rounds | fsyncs | FCRACE | FCINEL | fast commits |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n' > "$OUT/table.md"
+fcmix_rounds=$(( (rounds + 4) / 5 ))
+check fixed append "$rounds" 0 none
+check fixed fcmix "$fcmix_rounds" 4000 none
+check no-queue-fix append "$rounds" 0 FCRACE
+check no-inel-fix fcmix "$fcmix_rounds" 4000 FCINEL
 cat "$OUT/table.md"
 exit $status

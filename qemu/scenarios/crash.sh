@@ -16,6 +16,10 @@
 #   fs=ext4
 #   flush_us=N                    N us per cache flush (the flush-cost
 #                                 device under the log; 0 = none)
+#   batch_retry=N                 record the default mode again, at most
+#                                 N times, while no batch flush covered
+#                                 several transactions (threads that move
+#                                 in step often give none; 0 = never)
 #
 # Rows: "log W MODE T JOURNAL entries flushes fua marks batches covered"
 # (batch flushes of the journal and the transactions they covered) and
@@ -34,6 +38,7 @@ WORKLOADS=$(arg workload append "$@")
 MODES=$(arg mode default "$@")
 BUDGET=$(arg budget 8 "$@")
 MAXSTATES=$(arg maxstates 0 "$@")
+BATCH_RETRY=$(arg batch_retry 0 "$@")
 crash_setup "$@"
 
 # One recording and its replay. Refusals and failures are results; only a
@@ -41,11 +46,17 @@ crash_setup "$@"
 crash_one() { # WORKLOAD MODE
 	w=$1 m=$2
 	id="$w $m $THREADS $JOURNAL"
-	if ! crash_record "$w" "$m"; then
-		# shellcheck disable=SC2086  # $id is four fields
-		result refused $id "$(crash_refusal)"
-		return 0
-	fi
+	tries=0
+	while :; do
+		if ! crash_record "$w" "$m"; then
+			# shellcheck disable=SC2086  # $id is four fields
+			result refused $id "$(crash_refusal)"
+			return 0
+		fi
+		[ "$m" = default ] && [ $tries -lt "$BATCH_RETRY" ] && unbatched || break
+		tries=$((tries + 1))
+		info "$id: no batch flush covered several transactions, recording again ($tries of $BATCH_RETRY)"
+	done
 	# shellcheck disable=SC2086,SC2046  # four fields each
 	result log $id $(crash_log_counts)
 	t0=$(uptime_s)
@@ -70,6 +81,9 @@ crash_one() { # WORKLOAD MODE
 	{ split($3, r, ":"); print pre "\t" $2 "\t" $3 "\t" cmd " recipe=" $3 " layout=" sum[r[1]] }
 	' /tmp/layout - >> "$RESULTS/crash-failures.tsv"
 }
+# unbatched: no batch flush of the last recording covered several
+# transactions (crash_log_counts: ... BATCHES COVERED).
+unbatched() { crash_log_counts | awk '{ exit !($6 <= $5) }'; }
 replay_count() { awk -v k="$1" '$1 == k { print $2 }' /tmp/replay.out; }
 
 for w in $(echo "$WORKLOADS" | tr , ' '); do

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dmmark.h"
@@ -427,6 +429,89 @@ static int cw_run_names(struct cw_work *work)
 	return cw_run_threads(work, cw_names_thread);
 }
 
+/*
+ * (g) fast-commit ineligibility under load: with -t 2 or more, thread 0
+ * sets an xattr on its own file and fsyncs it, over and over. An xattr
+ * change makes ext4's fast commits ineligible until the full commit of its
+ * transaction, which that fsync then forces; the other threads create
+ * files and fsync them, so their changes and fast commits race with those
+ * full commits. Thread 0 pauses 10 ms after each fsync, so that the next
+ * transactions can be eligible again (a new xattr change right away would
+ * send every fsync to a full commit). It promises only that its file exists.
+ */
+static void *cw_xattr_thread(void *arg)
+{
+	struct cw_worker *a = arg;
+	struct cw_work *work = a->work;
+	const struct timespec pause = { .tv_nsec = 10 * 1000 * 1000 };
+	uint64_t fileid = cw_new_fileid(work);
+	int fd;
+
+	fd = openat(work->dirfd, "x", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		a->ret = cw_fail(work, "create", "x");
+		return NULL;
+	}
+	for (unsigned long op = 0; op < work->ops && !a->ret; op++) {
+		struct cw_promises p = { .len = 0 };
+
+		if (fsetxattr(fd, "user.crashwork", &op, sizeof(op), 0)) {
+			a->ret = cw_fail(work, "setxattr", "x");
+			break;
+		}
+		a->ret = cw_sync_dir(work);
+		if (a->ret)
+			break;
+		cw_promise(&p, "data x %" PRIu64 " 0 0 1\n", fileid);
+		a->ret = cw_commit(work, &p);
+		nanosleep(&pause, NULL);
+	}
+	close(fd);
+	return NULL;
+}
+
+/*
+ * The other threads of (g): create a new file, write 1-4 records, fsync
+ * the file (not the directory: ext4 makes the new name durable with the
+ * file, and a fast commit records it as a dentry update).
+ */
+static void *cw_create_thread(void *arg)
+{
+	struct cw_worker *a = arg;
+	struct cw_work *work = a->work;
+	uint64_t rng = work->seed ^ (0x1000ULL * (a->nr + 1));
+
+	for (unsigned long op = 0; op < work->ops && !a->ret; op++) {
+		struct cw_promises p = { .len = 0 };
+		uint64_t fileid = cw_new_fileid(work);
+		uint64_t count = 1 + cw_rand(&rng) % 4;
+		char name[32];
+
+		snprintf(name, sizeof(name), "c%u.%lu", a->nr, op);
+		a->ret = cw_create_file(work, name, name, fileid, count);
+		if (a->ret)
+			break;
+		cw_promise(&p, "data %s %" PRIu64 " 0 %" PRIu64 " 1\n", name,
+			   fileid, count);
+		a->ret = cw_commit(work, &p);
+	}
+	return NULL;
+}
+
+static void *cw_fcmix_thread(void *arg)
+{
+	struct cw_worker *a = arg;
+
+	if (a->nr == 0 && a->work->threads > 1)
+		return cw_xattr_thread(arg);
+	return cw_create_thread(arg);
+}
+
+static int cw_run_fcmix(struct cw_work *work)
+{
+	return cw_run_threads(work, cw_fcmix_thread);
+}
+
 /* (e) the database pattern: overwrite records of a preallocated file. */
 #define CW_DB_RECORDS	64
 
@@ -480,6 +565,8 @@ const struct cw_workload cw_workloads[] = {
 	{ "dbsync", "fdatasync overwrites of a preallocated file", cw_run_dbsync },
 	{ "names", "create empty, mkdir, rename, rmdir + fsync dir: metadata only; one name prefix per thread (-t)",
 	  cw_run_names },
+	{ "fcmix", "create + write + fsync the file; with -t thread 0 sets an xattr + fsync instead (fast-commit ineligible)",
+	  cw_run_fcmix },
 	{ NULL, NULL, NULL },
 };
 
