@@ -45,8 +45,9 @@ step bench-smoke "$TOP/qemu/bench.sh" --smoke
 # About 3,300 crash states, ~13 minutes: 0 failures on default mounts, at
 # least one from each negative control (nobarrier).
 step crash-harness "$TOP/qemu/crash-harness.sh" --quick
-# The ext4 fast-commit race of patch 15: no fsync returns with its inode
-# still queued for a fast commit; without the patch some do (~3 min).
+# The ext4 fast-commit races of patches 15 and 16: no fsync returns with
+# its inode still queued for a fast commit or with an untracked change;
+# without either patch some do (three kernels, ~4-5 min).
 step fcrace "$TOP/qemu/fcrace-harness.sh"
 # The device fails under fsync workloads (flushes, writes, dropped
 # writes) in both commit modes: EIO, abort, nothing acknowledged lost.
