@@ -64,9 +64,9 @@ ops=${CRASH_OPS:-$ops} budget=${CRASH_BUDGET:-$budget} seed=${CRASH_SEED:-1}
 # (checksum-ordered commits with the series), barrier = the full barrier
 # on every commit (nojournal_csum_order; refused by a stock kernel),
 # nobarrier = the negative control, fast-commit = the defaults on a
-# filesystem with ext4 fast commits (append-t4, and fcmix-t4 in --long: fsyncs of regular
-# files, which fast commits take; a directory fsync is always a full
-# commit), unsafe-* = the defaults with one
+# filesystem with ext4 fast commits (append-t4, and fcmix-t4 in --long:
+# fsyncs of regular files, which fast commits take; a directory fsync is
+# always a full commit), unsafe-* = the defaults with one
 # ordering rule of jbd2 switched off (test-only, CONFIG_JBD2_DEBUG), and
 # for --long the upstream journal_async_commit with data=journal/writeback.
 if [ $profile = quick ]; then extra=; else extra=,async-journal,async-writeback; fi

@@ -53,12 +53,13 @@ crash_one() { # WORKLOAD MODE
 			result refused $id "$(crash_refusal)"
 			return 0
 		fi
-		[ "$m" = default ] && [ $tries -lt "$BATCH_RETRY" ] && unbatched || break
+		counts=$(crash_log_counts)
+		[ "$m" = default ] && [ $tries -lt "$BATCH_RETRY" ] && unbatched "$counts" || break
 		tries=$((tries + 1))
 		info "$id: no batch flush covered several transactions, recording again ($tries of $BATCH_RETRY)"
 	done
-	# shellcheck disable=SC2086,SC2046  # four fields each
-	result log $id $(crash_log_counts)
+	# shellcheck disable=SC2086  # four fields, then the counts' six
+	result log $id $counts
 	t0=$(uptime_s)
 	rc=0
 	# shellcheck disable=SC2046  # --max-states only when asked for
@@ -81,9 +82,9 @@ crash_one() { # WORKLOAD MODE
 	{ split($3, r, ":"); print pre "\t" $2 "\t" $3 "\t" cmd " recipe=" $3 " layout=" sum[r[1]] }
 	' /tmp/layout - >> "$RESULTS/crash-failures.tsv"
 }
-# unbatched: no batch flush of the last recording covered several
-# transactions (crash_log_counts: ... BATCHES COVERED).
-unbatched() { crash_log_counts | awk '{ exit !($6 <= $5) }'; }
+# unbatched COUNTS: no batch flush of the recording covered several
+# transactions (COUNTS from crash_log_counts: ... BATCHES COVERED).
+unbatched() { echo "$1" | awk '{ exit !($6 <= $5) }'; }
 replay_count() { awk -v k="$1" '$1 == k { print $2 }' /tmp/replay.out; }
 
 for w in $(echo "$WORKLOADS" | tr , ' '); do

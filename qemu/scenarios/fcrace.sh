@@ -27,7 +27,7 @@ mkdir -p /mnt/fs
 load_module flushcost lower=/dev/vda flush_us="$FLUSH_US" fua_us="$FLUSH_US" fua=1
 mkfs_dev ext4 /dev/fcost0 -O fast_commit
 mount -t ext4 /dev/fcost0 /mnt/fs || fail mount
-r=0
+r=0 n=0 m=0
 while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
 	rm -rf /mnt/fs/w /tmp/oracle
@@ -40,7 +40,6 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 fc=$(sed -n 's/^\([0-9]*\) commits$/\1/p' /proc/fs/ext4/fcost0/fc_info)
 result fcrace "$WORKLOAD" "$ROUNDS" "$THREADS" "$OPS" "$FLUSH_US" \
-	$((ROUNDS * THREADS * OPS)) "$(dmesg | grep -c FCRACE || true)" \
-	"$(dmesg | grep -c FCINEL || true)" "${fc:-0}"
+	$((ROUNDS * THREADS * OPS)) "$n" "$m" "${fc:-0}"
 dmesg | grep -E 'FCRACE|FCINEL' | head -5
 umount /mnt/fs

@@ -431,11 +431,12 @@ static int cw_run_names(struct cw_work *work)
 
 /*
  * (g) fast-commit ineligibility under load: with -t 2 or more, thread 0
- * sets an xattr on its own file and fsyncs it, over and over. An xattr
- * change makes ext4's fast commits ineligible until the full commit of its
- * transaction, which that fsync then forces; the other threads create
- * files and fsync them, so their changes and fast commits race with those
- * full commits. Thread 0 pauses 10 ms after each fsync, so that the next
+ * sets an xattr on its own file and fsyncs the directory, over and over.
+ * An xattr change makes ext4's fast commits ineligible until a full commit
+ * of its transaction; the directory fsync forces one through jbd2 (ext4
+ * fast-commits regular files only), so the flag stays set while that
+ * commit runs. The other threads create files and fsync them, so their
+ * changes and fast commits race with those full commits. Thread 0 pauses 10 ms after each fsync, so that the next
  * transactions can be eligible again (a new xattr change right away would
  * send every fsync to a full commit). It promises only that its file exists.
  */
@@ -565,7 +566,7 @@ const struct cw_workload cw_workloads[] = {
 	{ "dbsync", "fdatasync overwrites of a preallocated file", cw_run_dbsync },
 	{ "names", "create empty, mkdir, rename, rmdir + fsync dir: metadata only; one name prefix per thread (-t)",
 	  cw_run_names },
-	{ "fcmix", "create + write + fsync the file; with -t thread 0 sets an xattr + fsync instead (fast-commit ineligible)",
+	{ "fcmix", "create + write + fsync the file; with -t thread 0 sets an xattr + fsync dir instead (fast-commit ineligible)",
 	  cw_run_fcmix },
 	{ NULL, NULL, NULL },
 };
