@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
-# The fast-commit fsync races that the series' two ext4 patches fix, shown
-# directly rather than by the rare crash states they leave:
+# The series' four ext4 fast-commit fixes, each shown by a check that
+# fails without it (on the same run's kernels):
 #   queue  "ext4: don't let fsync skip a fast commit its inode still waits
 #          for": an fsync returns 0 while its inode still waits on a
 #          fast-commit queue (FCRACE);
 #   inel   "ext4: track changes made while an older transaction is
 #          fc-ineligible": an fsync returns 0 with a change that fast
-#          commits did not track (FCINEL).
+#          commits did not track (FCINEL);
+#   scan   "ext4: don't fail the mount on a fast commit that a crash cut
+#          short": crash states whose first fast commit lacks its tail
+#          do not mount;
+#   tail   "ext4: wait for a fast commit's blocks before writing its
+#          tail": crash states lose files an fsync acknowledged.
 #
 #   qemu/fcrace-harness.sh [--rounds N]
 #
-# Builds three kernels from the tree's HEAD, each with
+# Builds five kernels from the tree's HEAD, each with
 # qemu/fcrace-detector.diff (test-only checks in ext4_sync_file() that
-# report both): "fixed", the series; "no-queue-fix" and "no-inel-fix",
-# the series without one of the two patches. Workloads (scenario fcrace,
-# a fast_commit ext4): "append", ROUNDS x 4 threads x 20 appends, each
-# followed by an fsync of the thread's own file; "fcmix", ROUNDS/5 x 3
-# threads creating, writing and fsyncing new files while a fourth sets an
-# xattr and fsyncs the directory (crashwork fcmix), on a 4 ms flush.
+# report FCRACE and FCINEL): "fixed", the series; "no-queue-fix",
+# "no-inel-fix", "no-scan-fix" and "no-tail-wait", the series without one
+# of the four patches. Workloads of scenario fcrace (a fast_commit ext4):
+# "append", ROUNDS x 4 threads x 20 appends, each followed by an fsync of
+# the thread's own file; "fcmix", ROUNDS/5 x 3 threads creating, writing
+# and fsyncing new files while a fourth sets an xattr and fsyncs the
+# directory (crashwork fcmix), on a 4 ms flush. The last two patches are
+# shown by scenario crash (fcmix, 6 operations per thread, fast-commit
+# mode, 4 ms flush), recorded again up to 4 times until the missing fix
+# shows; the crash harness asserts the fixed kernel's result.
 #
 # Asserts, one PASS/FAIL line each:
 #   fcrace:fixed:append, fcrace:fixed:fcmix   no report of either kind;
 #   fcrace:no-queue-fix:append   at least one FCRACE report (about 1
 #                    fsync in 800 here: the detector has teeth);
-#   fcrace:no-inel-fix:fcmix     at least one FCINEL report (about 1 in 3).
+#   fcrace:no-inel-fix:fcmix     at least one FCINEL report (about 1 in 3);
+#   fcrace:no-scan-fix:crash     at least one crash state fails to mount;
+#   fcrace:no-tail-wait:crash    at least one crash state lost a file.
 # Rows give the fast commits taken: the fixes must not add any to append.
-# Cost: three builds that share the main kernel's configuration (ccache),
-# and about 30 s of guest time per 100 rounds. Results:
-# build/results/fcrace/.
+# Cost: five builds that share the main kernel's configuration (ccache),
+# about 30 s of guest time per 100 rounds and 1-4 crash recordings of
+# about 40 s per crash check. Results: build/results/fcrace/.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -35,8 +46,8 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
-	--help) sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,34s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,46s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -48,7 +59,10 @@ patch_file() { # SUBJECT-SLUG-GLOB: the series' patch of that subject
 }
 QUEUE_FIX=$(patch_file "ext4-don-t-let-fsync-skip-a-fast-commit-*")
 INEL_FIX=$(patch_file "ext4-track-changes-made-while-an-older-transaction-*")
-[ -n "$QUEUE_FIX" ] && [ -n "$INEL_FIX" ] || die "no ext4 fast-commit fixes in linux-patches/"
+SCAN_FIX=$(patch_file "ext4-don-t-fail-the-mount-on-a-fast-commit-*")
+TAIL_FIX=$(patch_file "ext4-wait-for-a-fast-commit-s-blocks-*")
+[ -n "$QUEUE_FIX" ] && [ -n "$INEL_FIX" ] && [ -n "$SCAN_FIX" ] && [ -n "$TAIL_FIX" ] ||
+	die "no ext4 fast-commit fixes in linux-patches/"
 [ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 
 # build_variant NAME [PATCH-TO-REVERT]: HEAD of the tree plus the detector
@@ -86,6 +100,8 @@ mkdir -p "$OUT"
 build_variant fixed
 build_variant no-queue-fix "$QUEUE_FIX"
 build_variant no-inel-fix "$INEL_FIX"
+build_variant no-scan-fix "$SCAN_FIX"
+build_variant no-tail-wait "$TAIL_FIX"
 
 status=0
 # check KERNEL WORKLOAD ROUNDS FLUSH_US WANT: run it; WANT is "none", or
@@ -107,11 +123,39 @@ check() {
 	FCINEL:*) echo "PASS $name (negative control: $inel FCINEL reports in $fsyncs fsyncs; $fc fast commits)" ;;
 	esac
 }
+# check_crash KERNEL COLUMN WHAT: scenario crash on that kernel, recorded
+# again (at most 4 recordings) until COLUMN of its crash row (7
+# mount-failed, 9 lost) is not 0: a negative control for a fix whose
+# failure only some interleavings of the threads produce.
+check_crash() {
+	local res row n try name="fcrace:$1:crash"
+	for try in 1 2 3 4; do
+		res=$OUT/$1-crash-$try
+		mkdir -p "$res"
+		RESULTS=$res KERNEL=$BUILD/fcrace/$1/kunit/arch/x86/boot/bzImage \
+			"$TOP/qemu/scenario.sh" crash workload=fcmix threads=4 ops=6 \
+			mode=fast-commit flush_us=4000 budget=4 > "$res/scenario.log" 2>&1 || true
+		row=$(awk -F'\t' '$1 == "crash"' "$res/results.tsv" 2>/dev/null)
+		if [ -z "$row" ]; then
+			echo "FAIL $name (no result; see $res/scenario.log)"; status=1; return
+		fi
+		n=$(echo "$row" | cut -f"$2")
+		echo "| $1 | crash fcmix (try $try) | $(echo "$row" | cut -f6-9 | tr '\t' '|' | sed 's/|/ | /g') |" >> "$OUT/crash-table.md"
+		if [ "$n" -gt 0 ]; then
+			echo "PASS $name (negative control: $n of $(echo "$row" | cut -f6) crash states $3, recording $try)"
+			return
+		fi
+	done
+	echo "FAIL $name (no crash state $3 in 4 recordings: the check has no teeth)"; status=1
+}
+printf '| kernel | recording | states | mount-failed | fsck | lost |\n| --- | --- | ---: | ---: | ---: | ---: |\n' > "$OUT/crash-table.md"
 printf '| kernel | workload | rounds | fsyncs | FCRACE | FCINEL | fast commits |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n' > "$OUT/table.md"
 fcmix_rounds=$(( (rounds + 4) / 5 ))
 check fixed append "$rounds" 0 none
 check fixed fcmix "$fcmix_rounds" 4000 none
 check no-queue-fix append "$rounds" 0 FCRACE
 check no-inel-fix fcmix "$fcmix_rounds" 4000 FCINEL
-cat "$OUT/table.md"
+check_crash no-scan-fix 7 "failed to mount"
+check_crash no-tail-wait 9 "lost an acknowledged file"
+cat "$OUT/table.md" "$OUT/crash-table.md"
 exit $status

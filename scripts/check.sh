@@ -42,12 +42,13 @@ step guest-runner-selftest "$TOP/qemu/selftest.sh"
 # The flush-cost model and its counters (no timings): nobarrier sends no
 # flush, the default at least one per fsync, counts agree with the device.
 step bench-smoke "$TOP/qemu/bench.sh" --smoke
-# About 3,300 crash states, ~13 minutes: 0 failures on default mounts, at
+# About 3,600 crash states, ~15 minutes: 0 failures on default mounts, at
 # least one from each negative control (nobarrier).
 step crash-harness "$TOP/qemu/crash-harness.sh" --quick
-# The ext4 fast-commit races of patches 15 and 16: no fsync returns with
-# its inode still queued for a fast commit or with an untracked change;
-# without either patch some do (three kernels, ~4-5 min).
+# The ext4 fast-commit fixes of patches 15-18: no fsync returns with its
+# inode still queued for a fast commit or with an untracked change, and
+# without any one of the four patches the detectors or crash states show
+# it (five kernels, ~6-9 min).
 step fcrace "$TOP/qemu/fcrace-harness.sh"
 # The device fails under fsync workloads (flushes, writes, dropped
 # writes) in both commit modes: EIO, abort, nothing acknowledged lost.

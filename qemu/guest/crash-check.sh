@@ -18,6 +18,8 @@
 #   CRASH_SECTORS  size of $LWR_DEV in 512-byte sectors
 #   CRASH_MNT      mount point
 #   CRASH_VERBOSE  1: print what every step said, also when all is well
+#   CRASH_LOGDUMP  1: a failing state also prints debugfs logdump of its
+#                  journal as the crash left it
 # shellcheck shell=sh
 SNAP=crashsnap
 DEV=/dev/mapper/$SNAP
@@ -77,5 +79,9 @@ if ! e2fsck -fn "$DEV" > "$TMP/fsck" 2>&1; then
 	rc=2	# one class per state: corruption first, it explains lost data
 else
 	[ "$V" != 1 ] || say "e2fsck -fn clean" "$TMP/fsck"
+fi
+if [ $rc != 0 ] && [ "${CRASH_LOGDUMP:-0}" = 1 ]; then
+	debugfs -c -R logdump "$LWR_DEV" > "$TMP/logdump" 2>&1
+	say "journal as the crash left it" "$TMP/logdump"
 fi
 exit $rc

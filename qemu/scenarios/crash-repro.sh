@@ -8,6 +8,8 @@
 # layout= (the digest of the original log's layout up to POINT, from
 # crash-failures.tsv). fsck_first=1 also shows what e2fsck -fy makes of
 # the state before any kernel recovered it (on a throw-away snapshot).
+# logdump=1 prints the log's entries up to POINT and what debugfs logdump
+# reads in the state's journal (fast commit area included).
 #
 # Exact only if the new log has the original's layout up to POINT (same
 # writes, flushes and marks in the same order), which the layout digest
@@ -62,6 +64,13 @@ if [ "$(arg fsck_first 0 "$@")" = 1 ]; then
 	sed -e 's/^/    /' -e 's/WARNING:/Warning:/g' /tmp/fsck-first | head -n 30
 	result fsck-first "$W" "$M" "$RECIPE" "$rc"
 	dm remove fsckfirst
+fi
+if [ "$(arg logdump 0 "$@")" = 1 ]; then
+	info "log entries up to $point"
+	lwreplay info /dev/vdb --entries | awk -v p="$point" '$1 !~ /^[0-9]+$/ || $1 <= p' |
+		sed 's/^/    /'
+	info "debugfs logdump of the state"
+	debugfs -c -R "logdump" /dev/vdc 2>&1 | sed 's/^/    /'
 fi
 rc=0
 /jbd2t/crash-check.sh || rc=$?

@@ -20,6 +20,9 @@
 #                                 N times, while no batch flush covered
 #                                 several transactions (threads that move
 #                                 in step often give none; 0 = never)
+#   logdump=1                     print the log's entries and, for every
+#                                 failing state, debugfs logdump of its
+#                                 journal (fast commit area included)
 #
 # Rows: "log W MODE T JOURNAL entries flushes fua marks batches covered"
 # (batch flushes of the journal and the transactions they covered) and
@@ -39,6 +42,8 @@ MODES=$(arg mode default "$@")
 BUDGET=$(arg budget 8 "$@")
 MAXSTATES=$(arg maxstates 0 "$@")
 BATCH_RETRY=$(arg batch_retry 0 "$@")
+LOGDUMP=$(arg logdump 0 "$@")
+[ "$LOGDUMP" = 0 ] || export CRASH_LOGDUMP=1
 crash_setup "$@"
 
 # One recording and its replay. Refusals and failures are results; only a
@@ -60,6 +65,7 @@ crash_one() { # WORKLOAD MODE
 	done
 	# shellcheck disable=SC2086  # four fields, then the counts' six
 	result log $id $counts
+	[ "$LOGDUMP" = 0 ] || lwreplay info /dev/vdb --entries | sed 's/^/    /'
 	t0=$(uptime_s)
 	rc=0
 	# shellcheck disable=SC2046  # --max-states only when asked for
