@@ -42,7 +42,7 @@ step guest-runner-selftest "$TOP/qemu/selftest.sh"
 # The flush-cost model and its counters (no timings): nobarrier sends no
 # flush, the default at least one per fsync, counts agree with the device.
 step bench-smoke "$TOP/qemu/bench.sh" --smoke
-# About 3,600 crash states, ~15 minutes: 0 failures on default mounts, at
+# About 3,200 crash states, ~15 minutes: 0 failures on default mounts, at
 # least one from each negative control (nobarrier).
 step crash-harness "$TOP/qemu/crash-harness.sh" --quick
 # The ext4 fast-commit fixes of patches 15-18: no fsync returns with its
