@@ -128,7 +128,8 @@ check() {
 # mount-failed, 9 lost) is not 0: a negative control for a fix whose
 # failure only some interleavings of the threads produce.
 check_crash() {
-	local res row n try name="fcrace:$1:crash"
+	local res row try name="fcrace:$1:crash"
+	local -a f
 	for try in 1 2 3 4; do
 		res=$OUT/$1-crash-$try
 		mkdir -p "$res"
@@ -139,10 +140,11 @@ check_crash() {
 		if [ -z "$row" ]; then
 			echo "FAIL $name (no result; see $res/scenario.log)"; status=1; return
 		fi
-		n=$(echo "$row" | cut -f"$2")
-		echo "| $1 | crash fcmix (try $try) | $(echo "$row" | cut -f6-9 | tr '\t' '|' | sed 's/|/ | /g') |" >> "$OUT/crash-table.md"
-		if [ "$n" -gt 0 ]; then
-			echo "PASS $name (negative control: $n of $(echo "$row" | cut -f6) crash states $3, recording $try)"
+		# crash W MODE T J states mount-failed fsck lost seconds rate
+		read -r -a f <<< "$row"
+		echo "| $1 | crash fcmix (try $try) | ${f[5]} | ${f[6]} | ${f[7]} | ${f[8]} |" >> "$OUT/crash-table.md"
+		if [ "${f[$2 - 1]}" -gt 0 ]; then
+			echo "PASS $name (negative control: ${f[$2 - 1]} of ${f[5]} crash states $3, recording $try)"
 			return
 		fi
 	done
