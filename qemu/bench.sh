@@ -107,7 +107,8 @@ DOCS=${BENCH_OUT:-$TOP/docs/results}
 # then, also over all runs, FUA writes per fsync, commits per flush,
 # commits per fsync, writes per fsync, the fsync calls, the share of
 # commits sent checksum-ordered, the share made durable by a batch flush
-# and the transactions per batch flush ("-" on a stock kernel).
+# and the transactions per batch flush ("-" on a stock kernel), and the
+# guest CPU's busy share ("-" for rows recorded without it).
 cells() {
 	awk -F'\t' -v OFS='\t' '
 	# median of the values in v[1..n] (sorted in place)
@@ -132,6 +133,7 @@ cells() {
 		total[key] += syncs; tfl[key] += fl; tfu[key] += fu; twr[key] += wr; tcm[key] += cm
 		if ($20 != "" && $20 != "-") { hasord[key] = 1; tord[key] += $20; tfull[key] += $21 }
 		if ($22 != "" && $22 != "-") { hasbat[key] = 1; tbat[key] += $22; tcov[key] += $23 }
+		if ($25 != "" && $25 != "-") { hascpu[key] = 1; tbusy[key] += $24; tall[key] += $25 }
 	}
 	END {
 		for (k = 1; k <= nkeys; k++) {
@@ -150,11 +152,12 @@ cells() {
 			# batch flushes: the share of commits one made durable, and
 			# how many transactions each covered
 			print line, (hasbat[key] && tcm[key] ? sprintf("%.3f", tcov[key] / tcm[key]) : "-"),
-				(hasbat[key] && tbat[key] ? sprintf("%.2f", tcov[key] / tbat[key]) : "-")
+				(hasbat[key] && tbat[key] ? sprintf("%.2f", tcov[key] / tbat[key]) : "-"),
+				(hascpu[key] && tall[key] ? sprintf("%.3f", tbusy[key] / tall[key]) : "-")
 		}
 	}' "$1"
 }
-CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share	batched_share	txns_per_batch"
+CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share	batched_share	txns_per_batch	cpu_busy"
 
 # ---- report -----------------------------------------------------------
 # table CELLS.TSV PROFILE FUA WORKLOAD REF: the markdown table of one
@@ -174,20 +177,20 @@ table() {
 	}
 	END {
 		if (!n) exit
-		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | batched commits (txns/batch flush) | p50 ms | p99 ms |"
-		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | batched commits (txns/batch flush) | guest CPU busy | p50 ms | p99 ms |"
+		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 		# stable sort by threads, keeping run order within a thread count
 		for (i = 1; i <= n; i++) idx[i] = i
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && th[idx[j - 1]] + 0 > th[idx[j]] + 0; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
 		for (i = 1; i <= n; i++) {
 			split(row[idx[i]], c, "\t")
-			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s |\n",
+			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s | %s |\n",
 				c[6], c[1], c[4], span(c[8], c[9], c[10], "%.0f"),
 				ratio(c[8], refd[c[6]]), ratio(c[8], refn[c[6]]),
 				span(c[13], c[14], c[15], "%.2f"), c[16], c[17], c[18],
 				pct(c[21]), (c[22] == "-" || c[22] == "" ? "-" : pct(c[22]) " (" c[23] ")"),
-				ms(c[11]), ms(c[12])
+				pct(c[24]), ms(c[11]), ms(c[12])
 		}
 	}' "$1"
 }
@@ -430,6 +433,17 @@ if [ $profile = smoke ]; then
 			check "$k-default-flush-per-fsync-fua$fua" $ok \
 				"default, 1-thread append, fua=$fua: $f flushes, $u FUA writes for $s fsyncs"
 		done
+		# The CPU column: ticks in order, and a 1-thread append busier
+		# without barriers (CPU-bound) than with them (waiting on flushes).
+		n=$(row "\$1 == \"$k\" && \$6 == \"append\" && \$7 == 1" | awk -F'\t' '
+			$25 == "" || $25 <= 0 || $24 < 0 || $24 > $25 { bad++ }
+			$5 == "nobarrier" { nb += $24; na += $25 }
+			$5 == "default" { db += $24; da += $25 }
+			END { printf "%d %d %d\n", bad + 0, na ? 100 * nb / na : 0, da ? 100 * db / da : 0 }')
+		read -r bad nbusy dbusy <<< "$n"
+		ok=1; [ "$bad" -eq 0 ] && [ "$nbusy" -gt "$dbusy" ] || ok=0
+		check "$k-cpu-busy" $ok \
+			"1-thread append, guest CPU busy: nobarrier $nbusy%, default $dbusy%; $bad runs without CPU ticks"
 		ok=1; [ -f "$OUT/$k/results.tsv" ] && grep -q "^model" "$OUT/$k/results.tsv" || ok=0
 		for f in ${failed[@]+"${failed[@]}"}; do [ "$f" != "$k" ] || ok=0; done
 		check "$k-model" $ok "flushcost counters equal /sys/block stat and block_rq_issue (guest asserts)"

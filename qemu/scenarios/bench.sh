@@ -29,9 +29,10 @@
 # fs PROFILE FUA MODE FEATURES JOURNAL_CSUM; refused PROFILE FUA MODE MSG;
 # run PROFILE FUA MODE WORKLOAD THREADS REP OPS SYNCS SECS OPS_PER_SEC
 #     P50_US P99_US FLUSHES FUA WRITES COMMITS CHARGED_US ORDERED FULL
-#     BATCHES COVERED (commits sent checksum-ordered / with a full
-#     barrier; batch flushes and the transactions they made durable; "-"
-#     on a kernel without the series);
+#     BATCHES COVERED CPU_BUSY CPU_ALL (commits sent checksum-ordered /
+#     with a full barrier; batch flushes and the transactions they made
+#     durable, "-" on a kernel without the series; the guest CPU's busy
+#     and total time in /proc/stat ticks over the run);
 # model PROFILE FUA FC_FLUSH STAT_FLUSH FC_FUA TRACE_FLUSH TRACE_FUA.
 #
 # jbd2t-modules: flushcost
@@ -81,6 +82,16 @@ flush_us() {
 
 # kv KEY LINE: the value of KEY=... in fsyncbench's output line.
 kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# cpu_ticks: "busy all", the guest CPU's time in /proc/stat ticks so far
+# (busy: everything but idle and iowait). A cell whose CPU was busy all
+# along was bounded by the CPU, not by the flushes.
+cpu_ticks() {
+	awk '$1 == "cpu" {
+		for (i = 2; i <= NF; i++) all += $i
+		print all - $5 - $6, all
+	}' /proc/stat
+}
 
 # counters: "flushes fua writes commits charged_us" of the device now.
 counters() {
@@ -133,6 +144,7 @@ measure() {
 	sync -f "$_dir"
 	_ord0=$(jbd2_orderings $DEV)
 	_bat0=$(jbd2_batches $DEV)
+	_cpu0=$(cpu_ticks)
 	# shellcheck disable=SC2046  # five numbers
 	set -- "$@" $(counters)
 	[ $# -eq 11 ] || fail "cannot read the device counters"
@@ -143,12 +155,13 @@ measure() {
 	[ $# -eq 16 ] || fail "cannot read the device counters"
 	_ord=$(pair_diff "$_ord0" "$(jbd2_orderings $DEV)")
 	_bat=$(pair_diff "$_bat0" "$(jbd2_batches $DEV)")
+	_cpu=$(pair_diff "$_cpu0" "$(cpu_ticks)")
 	# ${7}..${11} before the run, ${12}..${16} after
-	# shellcheck disable=SC2086  # $_ord and $_bat are two words each
+	# shellcheck disable=SC2086  # $_ord, $_bat and $_cpu are two words each
 	result run "$1" "$2" "$3" "$4" "$5" "$6" "$(kv ops "$_line")" "$(kv syncs "$_line")" \
 		"$(kv secs "$_line")" "$(kv ops_per_sec "$_line")" "$(kv p50_us "$_line")" \
 		"$(kv p99_us "$_line")" $((${12} - ${7})) $((${13} - ${8})) $((${14} - ${9})) \
-		$((${15} - ${10})) $((${16} - ${11})) $_ord $_bat
+		$((${15} - ${10})) $((${16} - ${11})) $_ord $_bat $_cpu
 	rm -rf "$_dir"
 }
 
