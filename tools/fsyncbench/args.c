@@ -116,6 +116,13 @@ int fb_parse_args(int argc, char **argv, struct fb_opts *o, char *err, size_t er
 		} else if (!strcmp(key, "--file-size")) {
 			if (parse_size(v, 1ul << 34, &o->file_size))
 				return bad(err, errlen, "bad --file-size '%s'", v);
+		} else if (!strcmp(key, "--think-us")) {
+			char *end;
+
+			errno = 0;
+			o->think_us = strtoul(v, &end, 10);
+			if (errno || end == v || *end || *v == '-' || o->think_us > FB_MAX_THINK_US)
+				return bad(err, errlen, "bad --think-us '%s' (0..%d)", v, FB_MAX_THINK_US);
 		} else if (!strcmp(key, "--tag")) {
 			if (strpbrk(v, " \t\n="))
 				return bad(err, errlen, "--tag must not contain blanks or '='");

@@ -8,6 +8,7 @@
 enum fb_workload { FB_APPEND, FB_META, FB_FDATASYNC, FB_OSYNC, FB_CREATE };
 
 #define FB_MAX_THREADS	256
+#define FB_MAX_THINK_US	1000000
 
 struct fb_opts {
 	enum fb_workload workload;
@@ -18,6 +19,7 @@ struct fb_opts {
 	unsigned long bs;		/* bytes per write */
 	unsigned long file_size;	/* fdatasync: preallocated bytes per thread */
 	const char *tag;		/* free text echoed as tag=... */
+	unsigned long think_us;		/* sleep after each op; 0: none */
 	bool prepare_only;		/* create the files, run nothing */
 };
 

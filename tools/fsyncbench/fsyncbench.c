@@ -38,6 +38,8 @@ static void usage(FILE *out)
 "  --ops N           or: N ops per thread\n"
 "  --bs BYTES        bytes per write (default 4096; k/m/g suffixes)\n"
 "  --file-size BYTES fdatasync: file per thread (default 1m)\n"
+"  --think-us US     sleep US microseconds after each op (default 0,\n"
+"                    max 1000000): threads that do not fsync again at once\n"
 "  --tag WORD        echoed as tag=WORD\n"
 "  --prepare-only    create (fdatasync: fill and fsync) the files, run\n"
 "                    nothing; a later run reuses a prepared fdatasync file\n"

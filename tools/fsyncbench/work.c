@@ -183,6 +183,18 @@ static void gate_open(struct fb_ctx *c, unsigned int started, uint64_t *t0)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/*
+ * Pause between ops, outside the timed op: a thread that does not fsync
+ * again at once, as in an application with work between its fsyncs.
+ */
+static void think(unsigned long us)
+{
+	struct timespec d = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+
+	if (us)
+		nanosleep(&d, NULL);
+}
+
 static void *thread_main(void *arg)
 {
 	struct fb_thread *th = arg;
@@ -203,6 +215,7 @@ static void *thread_main(void *arg)
 		}
 		fb_hist_add(&th->hist, now_ns() - t0);
 		th->ops++;
+		think(th->o->think_us);
 	}
 	return NULL;
 }

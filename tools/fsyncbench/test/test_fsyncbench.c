@@ -50,6 +50,13 @@ static void t_args_all(struct tt *t)
 	TT_CHECK_EQ(t, o.bs, 8192);
 	TT_CHECK_EQ(t, o.file_size, 2u << 20);
 	TT_CHECK_STR(t, o.tag, "a:b");
+	TT_CHECK_EQ(t, o.think_us, 0);
+	TT_REQUIRE(t, PARSE(&o, err, "--workload", "create", "--dir", "d", "--ops", "1",
+			    "--think-us", "2000") == 0);
+	TT_CHECK_EQ(t, o.think_us, 2000);
+	TT_REQUIRE(t, PARSE(&o, err, "--workload", "create", "--dir", "d", "--ops", "1",
+			    "--think-us=1000000") == 0);
+	TT_CHECK_EQ(t, o.think_us, 1000000);
 	TT_REQUIRE(t, PARSE(&o, err, "--workload", "meta", "--dir", "d", "--ops", "1") == 0);
 	TT_CHECK_EQ(t, o.workload, FB_META);
 	TT_REQUIRE(t, PARSE(&o, err, "--workload", "osync", "--dir", "d", "--ops", "1") == 0);
@@ -96,6 +103,13 @@ static void t_args_bad(struct tt *t)
 			     "--bs", "0"), -1);
 	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops", "1",
 			     "--tag", "a b"), -1);
+	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops", "1",
+			     "--think-us", "1000001"), -1);
+	TT_CHECK_CONTAINS(t, err, "bad --think-us");
+	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops", "1",
+			     "--think-us", "-1"), -1);
+	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops", "1",
+			     "--think-us", "2ms"), -1);
 	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "fdatasync", "--dir", "d", "--ops", "1",
 			     "--bs", "8k", "--file-size", "4k"), -1);
 	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops"), -1);
