@@ -162,6 +162,16 @@ jbd2_batches() {
 	echo "${_v:-- -}"
 }
 
+# jbd2_holds DEV: "HITS MISSES SKIPS", the batch flushes held after a
+# completion that ended with a commit written and with none, and the
+# holds skipped after misses (the series' info line), or "- - -" on a
+# kernel without it.
+jbd2_holds() {
+	_v=$(sed -n 's/^\([0-9]*\) batch flush holds ended by a commit, \([0-9]*\) with none, \([0-9]*\) skipped$/\1 \2 \3/p' \
+		"/proc/fs/jbd2/$1-8/info" 2>/dev/null)
+	echo "${_v:-- - -}"
+}
+
 # arg KEY DEFAULT ARGS...: value of KEY=VALUE among the scenario's args.
 arg() {
 	_k=$1 _v=$2

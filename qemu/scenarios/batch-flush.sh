@@ -20,6 +20,11 @@
 # the one that follows the flush; without that the tail moved only when
 # tasks ran out of log.
 #
+# The flush holds of the info file: every hold ends in a batch flush, and
+# in this closed loop (every thread fsyncs again at once) the threads a
+# flush woke get their commit written within the hold, so holds must end
+# with a commit written; without batch flushes there is no hold at all.
+#
 # Args: threads=16 secs=2 flush_us=8000 journal_mb=4
 #
 # jbd2t-modules: flushcost
@@ -84,6 +89,7 @@ run() {
 		--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
 	sync -f $MNT/d
 	b0=$(jbd2_batches $DEV)
+	h0=$(jbd2_holds $DEV)
 	# shellcheck disable=SC2086  # the event names are words
 	jbd2_trace_on $EVENTS
 	line=$(fsyncbench --workload create --threads "$THREADS" --dir $MNT/d \
@@ -93,6 +99,10 @@ run() {
 	# shellcheck disable=SC2086
 	jbd2_trace_off $EVENTS
 	b1=$(jbd2_batches $DEV)
+	# shellcheck disable=SC2046  # three numbers each
+	set -- "$1" $h0 $(jbd2_holds $DEV)
+	hold_hits=$(($5 - $2)) hold_misses=$(($6 - $3)) hold_skips=$(($7 - $4))
+	set -- "$1"
 	umount $MNT
 	e2fsck -fn /dev/$DEV > /tmp/fsck.log 2>&1 || { cat /tmp/fsck.log; fail "$1: e2fsck -fn"; }
 	# shellcheck disable=SC2046  # six numbers
@@ -103,6 +113,9 @@ run() {
 	result batch "$1" "$THREADS" "$line" "$flushes" "$covered" "$2" "$3" "$4" \
 		"$6" "$7"
 	info "$1: log tail moved $7 times, $6 waits for log space"
+	info "$1: flush holds: $hold_hits ended by a commit, $hold_misses with none, $hold_skips skipped"
+	assert_ge "$1: batch flushes, against the holds they ended" \
+		$((hold_hits + hold_misses)) "$flushes"
 	tail_moves=$7
 	assert_eq "$1: trace rule violations" 0 "$5"
 	assert_eq "$1: tasks that waited for log space" 0 "$6"
@@ -117,7 +130,9 @@ mkdir -p $MNT
 run journal_csum_order
 assert_ge "journal_csum_order: transactions in the largest batch flush" 2 "$max"
 assert_ge "journal_csum_order: log tail moves (the journal wraps)" 2 "$tail_moves"
+assert_ge "journal_csum_order: flush holds ended by a commit" 1 "$hold_hits"
 run nojournal_csum_order
 assert_eq "nojournal_csum_order: largest batch flush" 0 "$max"
+assert_eq "nojournal_csum_order: flush holds" 0 "$((hold_hits + hold_misses + hold_skips))"
 
 flushcost_down
