@@ -15,10 +15,16 @@
 #                                    faster (-icount shift=0), where the
 #                                    device, not the CPU, bounds the
 #                                    16- and 64-thread cells (~20 min)
+#   qemu/bench.sh --hold             the flush hold after a completion:
+#                                    create in a closed loop and with
+#                                    threads that pause between ops
+#                                    (fsyncbench --think-us), stock and
+#                                    patched with and without the hold,
+#                                    fast guest CPU (~8 min)
 #   qemu/bench.sh --smoke            patched kernel only, one short pass;
 #                                    PASS/FAIL lines on the counts only
 #                                    (no timing): for scripts/check.sh
-#   qemu/bench.sh --report [--short|--long|--ordering|--ordering-fast]
+#   qemu/bench.sh --report [--short|--long|--ordering|--ordering-fast|--hold]
 #                                    only rewrite the docs from the last
 #                                    run's build/results/bench-PROFILE/
 #   qemu/bench.sh --compare A.tsv B.tsv
@@ -28,8 +34,8 @@
 # Environment: BENCH_KERNELS (names, default "stock patched"; --smoke:
 # "patched"), BENCH_DEVICES, BENCH_RUNS, BENCH_SECS, BENCH_REPS (override
 # the profile), BENCH_OUT (docs/results by default; the smoke run writes
-# only to build/results), BENCH_ICOUNT (default 2, --ordering-fast 0:
-# QEMU's instruction-counted clock, 2^N ns per guest instruction, one
+# only to build/results), BENCH_ICOUNT (default 2, --ordering-fast and
+# --hold 0: QEMU's instruction-counted clock, 2^N ns per guest instruction, one
 # vCPU, so times and counts do not follow the host's load; off: the
 # host's real time, two vCPUs; see docs/results/bench-stability.md).
 set -euo pipefail
@@ -49,11 +55,12 @@ kernel_image() {
 }
 kernel_modes() {
 	case $1:$profile in
-	stock:ordering*) echo default,nobarrier ;;
+	stock:ordering*|stock:hold) echo default,nobarrier ;;
 	stock:*) echo default,nobarrier,async-ordered,async-journal ;;
 	# default is journal_csum_order here; nocsum-order is today's commit;
 	# no-batch-wait writes ahead of a flush without pacing (max_batch_time=0).
 	patched:ordering*) echo default,no-batch-wait,nocsum-order,nobarrier ;;
+	patched:hold) echo default,no-batch-wait ;;
 	patched:*) echo default,nocsum-order,nobarrier,async-ordered,async-journal ;;
 	esac
 }
@@ -72,6 +79,7 @@ case ${1:-} in
 --long) profile=long ;;
 --ordering) profile=ordering ;;
 --ordering-fast) profile=ordering-fast ;;
+--hold) profile=hold ;;
 --smoke) profile=smoke ;;
 --compare) [ $# -eq 3 ] || usage; profile=compare ;;
 *) usage ;;
@@ -89,6 +97,11 @@ long) RUNS=append:1:2,append:4,append:16,append:64,meta:1:2,meta:16,fdatasync:1:
 # others carry data, whose commits keep the full barrier.
 ordering|ordering-fast) DEVICES=hdd:0,ssd:0,ssd:1 PLOT=create SECS=2 REPS=3
 	RUNS=create:1,create:4,create:16,create:64,meta:1,append:1,fdatasync:1,osync:1 ;;
+# Holds pay in a closed loop (every woken thread's commit is written
+# within a flush time) and miss when threads pause between fsyncs: 3 ms
+# is about a 1 ms flush cycle and a half, 20 ms two and a half 8 ms ones.
+hold) DEVICES=hdd:0,ssd:0 PLOT=create SECS=2 REPS=3
+	RUNS=create:2,create:16,create-think3000:2,create-think20000:2,create-think5000:16 ;;
 smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
 	SMOKE_MODES=default,nobarrier ;;
 esac
@@ -101,7 +114,7 @@ SECS=${BENCH_SECS:-${SECS:-1}}
 # ordering-fast: 1 ns per instruction, so the guest's CPU is four times
 # faster and the 8 ms flush, not the CPU, limits the many-thread cells.
 ICOUNT=2
-[ $profile != ordering-fast ] || ICOUNT=0
+case $profile in ordering-fast|hold) ICOUNT=0 ;; esac
 ICOUNT=${BENCH_ICOUNT:-$ICOUNT}
 [ "$ICOUNT" != off ] || ICOUNT=
 REPS=${BENCH_REPS:-${REPS:-1}}
@@ -116,8 +129,10 @@ DOCS=${BENCH_OUT:-$TOP/docs/results}
 # then, also over all runs, FUA writes per fsync, commits per flush,
 # commits per fsync, writes per fsync, the fsync calls, the share of
 # commits sent checksum-ordered, the share made durable by a batch flush
-# and the transactions per batch flush ("-" on a stock kernel), and the
-# guest CPU's busy share ("-" for rows recorded without it).
+# and the transactions per batch flush ("-" on a stock kernel), the
+# guest CPU's busy share ("-" for rows recorded without it), and the
+# flush holds that ended with a commit written, with none, and the
+# skipped ones, each per batch flush ("-" without them).
 cells() {
 	awk -F'\t' -v OFS='\t' '
 	# median of the values in v[1..n] (sorted in place)
@@ -143,6 +158,7 @@ cells() {
 		if ($20 != "" && $20 != "-") { hasord[key] = 1; tord[key] += $20; tfull[key] += $21 }
 		if ($22 != "" && $22 != "-") { hasbat[key] = 1; tbat[key] += $22; tcov[key] += $23 }
 		if ($25 != "" && $25 != "-") { hascpu[key] = 1; tbusy[key] += $24; tall[key] += $25 }
+		if ($26 != "" && $26 != "-") { hashold[key] = 1; thit[key] += $26; tmiss[key] += $27; tskip[key] += $28 }
 	}
 	END {
 		for (k = 1; k <= nkeys; k++) {
@@ -162,11 +178,13 @@ cells() {
 			# how many transactions each covered
 			print line, (hasbat[key] && tcm[key] ? sprintf("%.3f", tcov[key] / tcm[key]) : "-"),
 				(hasbat[key] && tbat[key] ? sprintf("%.2f", tcov[key] / tbat[key]) : "-"),
-				(hascpu[key] && tall[key] ? sprintf("%.3f", tbusy[key] / tall[key]) : "-")
+				(hascpu[key] && tall[key] ? sprintf("%.3f", tbusy[key] / tall[key]) : "-"),
+				(hashold[key] && tbat[key] ? sprintf("%.2f/%.2f/%.2f", thit[key] / tbat[key],
+					tmiss[key] / tbat[key], tskip[key] / tbat[key]) : "-")
 		}
 	}' "$1"
 }
-CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share	batched_share	txns_per_batch	cpu_busy"
+CELLS_HEADER="kernel	profile	fua	mode	workload	threads	n	ops_s	ops_s_min	ops_s_max	p50_us	p99_us	flush_per_fsync	flush_per_fsync_min	flush_per_fsync_max	fua_per_fsync	commits_per_flush	commits_per_fsync	writes_per_fsync	fsyncs	ordered_share	batched_share	txns_per_batch	cpu_busy	holds_per_batch"
 
 # ---- report -----------------------------------------------------------
 # table CELLS.TSV PROFILE FUA WORKLOAD REF: the markdown table of one
@@ -186,20 +204,20 @@ table() {
 	}
 	END {
 		if (!n) exit
-		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | batched commits (txns/batch flush) | guest CPU busy | p50 ms | p99 ms |"
-		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+		print "| threads | kernel | mode | ops/s median (min-max) | / " REF " default | / " REF " nobarrier | flushes/fsync | FUA/fsync | commits/flush | commits/fsync | csum-ordered commits | batched commits (txns/batch flush) | guest CPU busy | flush holds hit/missed/skipped | p50 ms | p99 ms |"
+		print "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 		# stable sort by threads, keeping run order within a thread count
 		for (i = 1; i <= n; i++) idx[i] = i
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && th[idx[j - 1]] + 0 > th[idx[j]] + 0; j--) { t = idx[j]; idx[j] = idx[j - 1]; idx[j - 1] = t }
 		for (i = 1; i <= n; i++) {
 			split(row[idx[i]], c, "\t")
-			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s | %s |\n",
+			printf "| %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s | %s | %s |\n",
 				c[6], c[1], c[4], span(c[8], c[9], c[10], "%.0f"),
 				ratio(c[8], refd[c[6]]), ratio(c[8], refn[c[6]]),
 				span(c[13], c[14], c[15], "%.2f"), c[16], c[17], c[18],
 				pct(c[21]), (c[22] == "-" || c[22] == "" ? "-" : pct(c[22]) " (" c[23] ")"),
-				pct(c[24]), ms(c[11]), ms(c[12])
+				pct(c[24]), (c[25] == "" ? "-" : c[25]), ms(c[11]), ms(c[12])
 		}
 	}' "$1"
 }

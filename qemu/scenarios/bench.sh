@@ -14,7 +14,9 @@
 #                                     makes the block layer emulate FUA
 #   modes=default,nobarrier,async-ordered,async-journal  (see mode_opts)
 #   runs=append:1,append:4,append:16,append:64,meta:1,fdatasync:1,osync:1
-#                                     WORKLOAD:THREADS[:SECS]
+#                                     WORKLOAD[-thinkUS]:THREADS[:SECS];
+#                                     -thinkUS: each thread pauses US
+#                                     microseconds after each op
 #   secs=3 reps=3                     seconds per run (unless the run
 #                                     says), runs per cell
 #   size=1024 cache=64                null_blk size and cache (MB)
@@ -29,10 +31,13 @@
 # fs PROFILE FUA MODE FEATURES JOURNAL_CSUM; refused PROFILE FUA MODE MSG;
 # run PROFILE FUA MODE WORKLOAD THREADS REP OPS SYNCS SECS OPS_PER_SEC
 #     P50_US P99_US FLUSHES FUA WRITES COMMITS CHARGED_US ORDERED FULL
-#     BATCHES COVERED CPU_BUSY CPU_ALL (commits sent checksum-ordered /
-#     with a full barrier; batch flushes and the transactions they made
-#     durable, "-" on a kernel without the series; the guest CPU's busy
-#     and total time in /proc/stat ticks over the run);
+#     BATCHES COVERED CPU_BUSY CPU_ALL HOLD_HITS HOLD_MISSES HOLD_SKIPS
+#     (commits sent checksum-ordered / with a full barrier; batch flushes
+#     and the transactions they made durable, "-" on a kernel without the
+#     series; the guest CPU's busy and total time in /proc/stat ticks over
+#     the run; batch flushes held after a completion until a commit was
+#     written or for nothing, and holds skipped after misses, "-" on a
+#     kernel without them);
 # model PROFILE FUA FC_FLUSH STAT_FLUSH FC_FUA TRACE_FLUSH TRACE_FUA.
 #
 # jbd2t-modules: flushcost
@@ -124,44 +129,54 @@ trace_counts() {
 	} END { print f + 0, u + 0 }' $T/trace
 }
 
-# pair_diff "A B" "C D": "C-A D-B", or "- -" if there are no numbers.
-pair_diff() {
-	case "$1" in -*) echo "- -"; return ;; esac
-	echo "$(( ${2% *} - ${1% *} )) $(( ${2#* } - ${1#* } ))"
+# counts_diff "A1 A2..." "B1 B2...": "B1-A1 B2-A2...", the counts of a
+# run; "-" for a count the kernel does not have.
+counts_diff() {
+	echo "$1|$2" | awk -F'|' '{
+		n = split($1, a, " "); split($2, b, " ")
+		for (i = 1; i <= n; i++)
+			printf "%s%s", (i > 1 ? " " : ""), (a[i] == "-" || b[i] == "-" ? "-" : b[i] - a[i])
+		print ""
+	}'
 }
 
 # measure PROFILE FUA MODE WORKLOAD THREADS REP SECS: one fsyncbench run
 # in a fresh directory; its files are created and synced before counting.
+# WORKLOAD may end in -thinkUS (fsyncbench --think-us US).
 seq=0
 measure() {
 	seq=$((seq + 1))
 	_dir=$MNT/r$seq
 	_secs=$7
+	_work=${4%-think*} _think=0
+	case $4 in *-think*) _think=${4##*-think} ;; esac
 	set -- "$1" "$2" "$3" "$4" "$5" "$6"
 	mkdir "$_dir"
-	fsyncbench --workload "$4" --threads "$5" --dir "$_dir" --duration "$_secs" \
+	fsyncbench --workload "$_work" --threads "$5" --dir "$_dir" --duration "$_secs" \
 		--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
 	sync -f "$_dir"
 	_ord0=$(jbd2_orderings $DEV)
 	_bat0=$(jbd2_batches $DEV)
+	_hold0=$(jbd2_holds $DEV)
 	_cpu0=$(cpu_ticks)
 	# shellcheck disable=SC2046  # five numbers
 	set -- "$@" $(counters)
 	[ $# -eq 11 ] || fail "cannot read the device counters"
-	_line=$(fsyncbench --workload "$4" --threads "$5" --dir "$_dir" --duration "$_secs" \
-		--tag "$1:$2:$3") || fail "fsyncbench failed: $_line"
+	_line=$(fsyncbench --workload "$_work" --threads "$5" --dir "$_dir" --duration "$_secs" \
+		--think-us "$_think" --tag "$1:$2:$3") || fail "fsyncbench failed: $_line"
 	# shellcheck disable=SC2046
 	set -- "$@" $(counters)
 	[ $# -eq 16 ] || fail "cannot read the device counters"
-	_ord=$(pair_diff "$_ord0" "$(jbd2_orderings $DEV)")
-	_bat=$(pair_diff "$_bat0" "$(jbd2_batches $DEV)")
-	_cpu=$(pair_diff "$_cpu0" "$(cpu_ticks)")
+	_ord=$(counts_diff "$_ord0" "$(jbd2_orderings $DEV)")
+	_bat=$(counts_diff "$_bat0" "$(jbd2_batches $DEV)")
+	_cpu=$(counts_diff "$_cpu0" "$(cpu_ticks)")
+	_hold=$(counts_diff "$_hold0" "$(jbd2_holds $DEV)")
 	# ${7}..${11} before the run, ${12}..${16} after
-	# shellcheck disable=SC2086  # $_ord, $_bat and $_cpu are two words each
+	# shellcheck disable=SC2086  # $_ord, $_bat, $_cpu, $_hold: several words
 	result run "$1" "$2" "$3" "$4" "$5" "$6" "$(kv ops "$_line")" "$(kv syncs "$_line")" \
 		"$(kv secs "$_line")" "$(kv ops_per_sec "$_line")" "$(kv p50_us "$_line")" \
 		"$(kv p99_us "$_line")" $((${12} - ${7})) $((${13} - ${8})) $((${14} - ${9})) \
-		$((${15} - ${10})) $((${16} - ${11})) $_ord $_bat $_cpu
+		$((${15} - ${10})) $((${16} - ${11})) $_ord $_bat $_cpu $_hold
 	rm -rf "$_dir"
 }
 
@@ -186,7 +201,7 @@ device() {
 			"$(dumpe2fs -h /dev/$DEV 2>/dev/null | sed -n 's/^Journal checksum type: *//p')"
 		info "$1 fua=$2 $_mode: $(mount_opts $MNT)"
 		for _run in $(echo "$RUNS" | tr , ' '); do
-			# WORKLOAD:THREADS[:SECS]
+			# WORKLOAD[-thinkUS]:THREADS[:SECS]
 			_w=${_run%%:*} _t=${_run#*:} _s=$SECS
 			case $_t in *:*) _s=${_t#*:} _t=${_t%%:*} ;; esac
 			_rep=1
