@@ -132,8 +132,16 @@ jbd2_trace_on() {
 jbd2_trace_off() {
 	echo 0 > $TRACEFS/tracing_on
 	for _e in "$@"; do echo 0 > "$TRACEFS/events/jbd2/$_e/enable"; done
-	_hdr=$(grep -m 1 'entries-in-buffer/entries-written' $TRACEFS/trace | sed 's/.*: *//; s/ .*//')
-	[ "${_hdr%/*}" = "${_hdr#*/}" ] || fail "trace buffer overran ($_hdr)"
+	trace_assert_complete "the recorded jbd2 events are incomplete"
+}
+# trace_assert_complete WHY: fail with WHY if the trace buffer overran,
+# that is if it holds fewer events than were written to it (its header:
+# "entries-in-buffer/entries-written: KEPT/WRITTEN   #P:CPUS").
+trace_assert_complete() {
+	_te=$(sed -n 's|^# entries-in-buffer/entries-written: \([0-9]*\)/\([0-9]*\) .*|\1 \2|p' \
+		$TRACEFS/trace | head -n 1)
+	[ -n "$_te" ] || fail "no entries line in $TRACEFS/trace"
+	[ "${_te% *}" = "${_te#* }" ] || fail "trace buffer overran (${_te% *} of ${_te#* } events kept): $1"
 }
 
 # jbd2_commits DEV: transactions committed so far by the journal of the

@@ -119,8 +119,7 @@ trace_start() {
 trace_counts() {
 	echo 0 > $T/tracing_on
 	echo 0 > $T/events/block/block_rq_issue/enable
-	_hdr=$(grep -m 1 'entries-in-buffer/entries-written' $T/trace | sed 's/.*: *//; s/ .*//')
-	[ "${_hdr%/*}" = "${_hdr#*/}" ] || fail "trace buffer overran ($_hdr): counts incomplete"
+	trace_assert_complete "flush and FUA counts incomplete"
 	awk '/block_rq_issue:/ {
 		for (i = 1; i <= NF; i++) if ($i == "block_rq_issue:") break
 		r = $(i + 2)
