@@ -107,6 +107,8 @@ run() {
 	e2fsck -fn /dev/$DEV > /tmp/fsck.log 2>&1 || { cat /tmp/fsck.log; fail "$1: e2fsck -fn"; }
 	# shellcheck disable=SC2046  # six numbers
 	set -- "$1" $(check_trace)
+	# The events, for reading a violation: results/trace-MODE.txt.gz.
+	[ "$5" = 0 ] || gzip -c $TRACEFS/trace > "$RESULTS/trace-$1.txt.gz"
 	flushes=$((${b1% *} - ${b0% *}))
 	covered=$((${b1#* } - ${b0#* }))
 	max=$4
