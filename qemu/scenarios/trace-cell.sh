@@ -7,14 +7,15 @@
 # the scheduler's switches and wakeups, and the device's flush requests
 # recorded; the trace is left in /results/trace.txt.gz.
 #
-# Args: profile=ssd fua=0 opts=defaults workload=create threads=64 secs=1
-#       think_us=0 buffer_kb=32768
+# Args: flush_us=1000 fua=0 opts=defaults workload=create threads=64 secs=1
+#       think_us=0 buffer_kb=32768  (the bench's ssd profile is
+#       flush_us=1000, hdd 8000)
 #
 # jbd2t-modules: flushcost
 # jbd2t-timeout: 900
 . /jbd2t/lib.sh
 
-PROFILE=$(arg profile ssd "$@")
+FLUSH_US=$(arg flush_us 1000 "$@")
 FUA=$(arg fua 0 "$@")
 OPTS=$(arg opts defaults "$@")
 WORKLOAD=$(arg workload create "$@")
@@ -27,12 +28,6 @@ MNT=/mnt
 JBD2_EVENTS="jbd2_start_commit jbd2_commit_locking jbd2_commit_flushing
 	jbd2_commit_logging jbd2_end_commit jbd2_commit_order jbd2_batch_start
 	jbd2_batch_flush_submit jbd2_batch_flush_complete"
-
-case $PROFILE in
-ssd) FLUSH_US=1000 ;;
-hdd) FLUSH_US=8000 ;;
-*) fail "unknown profile '$PROFILE' (ssd, hdd)" ;;
-esac
 
 # events VALUE: enable (1) or disable (0) every recorded event; the
 # batch events exist on the patched kernel only.
@@ -49,7 +44,7 @@ flushcost_up 512 64 "$FLUSH_US" "$FUA"
 mkfs_dev ext4 /dev/$DEV
 mkdir -p $MNT
 mount -t ext4 -o "$OPTS" /dev/$DEV $MNT
-info "$PROFILE fua=$FUA: $(mount_opts $MNT)"
+info "flush ${FLUSH_US} us, fua=$FUA: $(mount_opts $MNT)"
 mkdir $MNT/d
 fsyncbench --workload "$WORKLOAD" --threads "$THREADS" --dir $MNT/d --duration "$SECS" \
 	--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
@@ -70,7 +65,7 @@ echo 0 > $TRACEFS/tracing_on
 events 0
 trace_assert_complete "use a larger buffer_kb or fewer secs"
 gzip -c $TRACEFS/trace > "$RESULTS/trace.txt.gz"
-result trace "$PROFILE" "$FUA" "$OPTS" "$line"
+result trace "$FLUSH_US" "$FUA" "$OPTS" "$line"
 cat /proc/fs/jbd2/$DEV-8/info
 umount $MNT
 flushcost_down
