@@ -180,6 +180,24 @@ jbd2_holds() {
 	echo "${_v:-- - -}"
 }
 
+# counts_diff "A1 A2..." "B1 B2...": "B1-A1 B2-A2...", the counts of a
+# run from two readings; "-" for a count the kernel does not have.
+counts_diff() {
+	echo "$1|$2" | awk -F'|' '{
+		n = split($1, a, " "); split($2, b, " ")
+		for (i = 1; i <= n; i++)
+			printf "%s%s", (i > 1 ? " " : ""), (a[i] == "-" || b[i] == "-" ? "-" : b[i] - a[i])
+		print ""
+	}'
+}
+
+# block_event_filter DEV: the filter that keeps a block tracepoint's
+# events of DEV only (its dev field is the kernel's MAJOR << 20 | MINOR).
+block_event_filter() {
+	_mm=$(cat "/sys/block/$1/dev")
+	echo "dev == $(( (${_mm%:*} << 20) | ${_mm#*:} ))"
+}
+
 # arg KEY DEFAULT ARGS...: value of KEY=VALUE among the scenario's args.
 arg() {
 	_k=$1 _v=$2

@@ -98,19 +98,18 @@ run() {
 	sleep 1
 	# shellcheck disable=SC2086
 	jbd2_trace_off $EVENTS
-	b1=$(jbd2_batches $DEV)
-	# shellcheck disable=SC2046  # three numbers each
-	set -- "$1" $h0 $(jbd2_holds $DEV)
-	hold_hits=$(($5 - $2)) hold_misses=$(($6 - $3)) hold_skips=$(($7 - $4))
-	set -- "$1"
+	read -r flushes covered <<-EOF
+	$(counts_diff "$b0" "$(jbd2_batches $DEV)")
+	EOF
+	read -r hold_hits hold_misses hold_skips <<-EOF
+	$(counts_diff "$h0" "$(jbd2_holds $DEV)")
+	EOF
 	umount $MNT
 	e2fsck -fn /dev/$DEV > /tmp/fsck.log 2>&1 || { cat /tmp/fsck.log; fail "$1: e2fsck -fn"; }
 	# shellcheck disable=SC2046  # six numbers
 	set -- "$1" $(check_trace)
 	# The events, for reading a violation: results/trace-MODE.txt.gz.
 	[ "$5" = 0 ] || gzip -c $TRACEFS/trace > "$RESULTS/trace-$1.txt.gz"
-	flushes=$((${b1% *} - ${b0% *}))
-	covered=$((${b1#* } - ${b0#* }))
 	max=$4
 	result batch "$1" "$THREADS" "$line" "$flushes" "$covered" "$2" "$3" "$4" \
 		"$6" "$7"

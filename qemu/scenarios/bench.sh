@@ -106,11 +106,10 @@ counters() {
 
 trace_start() {
 	[ "$TRACE" = 1 ] || return 0
-	_mm=$(cat /sys/block/$DEV/dev)
 	echo 0 > $T/tracing_on
 	echo 8192 > $T/buffer_size_kb
 	echo > $T/trace
-	echo "dev == $(( (${_mm%:*} << 20) | ${_mm#*:} ))" > $T/events/block/block_rq_issue/filter
+	block_event_filter $DEV > $T/events/block/block_rq_issue/filter
 	echo 1 > $T/events/block/block_rq_issue/enable
 	echo 1 > $T/tracing_on
 }
@@ -126,17 +125,6 @@ trace_counts() {
 		if (r ~ /^FF/) f++
 		else if (r ~ /^WF/) u++
 	} END { print f + 0, u + 0 }' $T/trace
-}
-
-# counts_diff "A1 A2..." "B1 B2...": "B1-A1 B2-A2...", the counts of a
-# run; "-" for a count the kernel does not have.
-counts_diff() {
-	echo "$1|$2" | awk -F'|' '{
-		n = split($1, a, " "); split($2, b, " ")
-		for (i = 1; i <= n; i++)
-			printf "%s%s", (i > 1 ? " " : ""), (a[i] == "-" || b[i] == "-" ? "-" : b[i] - a[i])
-		print ""
-	}'
 }
 
 # measure PROFILE FUA MODE WORKLOAD THREADS REP SECS: one fsyncbench run

@@ -50,12 +50,11 @@ fsyncbench --workload "$WORKLOAD" --threads "$THREADS" --dir $MNT/d --duration "
 	--prepare-only > /dev/null || fail "fsyncbench --prepare-only failed"
 sync -f $MNT/d
 
-_mm=$(cat /sys/block/$DEV/dev)
 echo 0 > $TRACEFS/tracing_on
 echo "$BUFFER_KB" > $TRACEFS/buffer_size_kb
 echo > $TRACEFS/trace
 for _e in block_rq_issue block_rq_complete; do
-	echo "dev == $(( (${_mm%:*} << 20) | ${_mm#*:} ))" > "$TRACEFS/events/block/$_e/filter"
+	block_event_filter $DEV > "$TRACEFS/events/block/$_e/filter"
 done
 events 1
 echo 1 > $TRACEFS/tracing_on
