@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The series' four ext4 fast-commit fixes, each shown by a check that
 # fails without it (on the same run's kernels):
-#   queue  "ext4: don't let fsync skip a fast commit its inode still waits
-#          for": an fsync returns 0 while its inode still waits on a
-#          fast-commit queue (FCRACE);
+#   queue  "ext4: make fsync wait for a fast commit that starts after
+#          it": an fsync returns 0 while its inode still waits on a
+#          fast-commit queue (FCRACE), and crash states lose in-place
+#          overwrites an fsync acknowledged;
 #   inel   "ext4: track changes made while an older transaction is
 #          fc-ineligible": an fsync returns 0 with a change that fast
 #          commits did not track (FCINEL);
@@ -23,22 +24,29 @@
 # "append", ROUNDS x 4 threads x 20 appends, each followed by an fsync of
 # the thread's own file; "fcmix", ROUNDS/5 x 3 threads creating, writing
 # and fsyncing new files while a fourth sets an xattr and fsyncs the
-# directory (crashwork fcmix), on a 4 ms flush. The last two patches are
-# shown by scenario crash (fcmix, 6 operations per thread, fast-commit
-# mode, 4 ms flush), recorded again up to 4 times until the missing fix
-# shows; the crash harness asserts the fixed kernel's result.
+# directory (crashwork fcmix), on a 4 ms flush. The last two patches, and
+# the data half of the first, are shown by scenario crash (fcmix, or
+# owsync: 4 threads overwriting their own files in place and fsyncing
+# them; 6 operations per thread, fast-commit mode, 4 ms flush), recorded
+# again up to 4 times until the missing fix shows; the crash harness
+# asserts the fixed kernel's fcmix result, this one its owsync result.
 #
 # Asserts, one PASS/FAIL line each:
 #   fcrace:fixed:append, fcrace:fixed:fcmix   no report of either kind;
 #   fcrace:no-queue-fix:append   at least one FCRACE report (about 1
 #                    fsync in 800 here: the detector has teeth);
+#   fcrace:fixed:crash-owsync    no crash state fails;
+#   fcrace:no-queue-fix:crash-owsync   at least one crash state lost an
+#                    acknowledged overwrite;
 #   fcrace:no-inel-fix:fcmix     at least one FCINEL report (about 1 in 3);
-#   fcrace:no-scan-fix:crash     at least one crash state fails to mount;
-#   fcrace:no-tail-wait:crash    at least one crash state lost a file.
-# Rows give the fast commits taken: the fixes must not add any to append.
+#   fcrace:no-scan-fix:crash-fcmix   at least one crash state fails to
+#                    mount;
+#   fcrace:no-tail-wait:crash-fcmix  at least one crash state lost a file.
+# Rows give the fast commits taken; patch 15 adds some to append (an
+# fsync that comes while a fast commit runs waits for the next one).
 # Cost: five builds that share the main kernel's configuration (ccache),
 # about 30 s of guest time per 100 rounds and 1-4 crash recordings of
-# about 40 s per crash check. Results: build/results/fcrace/.
+# about 50 s per crash check. Results: build/results/fcrace/.
 set -euo pipefail
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -46,8 +54,8 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
-	--help) sed -n '2,46s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,46s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,49s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,49s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -57,31 +65,38 @@ patch_file() { # SUBJECT-SLUG-GLOB: the series' patch of that subject
 	# shellcheck disable=SC2086  # the glob is the point
 	ls "$TOP"/linux-patches/[0-9]*-$1.patch 2>/dev/null | head -n 1 || true
 }
-QUEUE_FIX=$(patch_file "ext4-don-t-let-fsync-skip-a-fast-commit-*")
+QUEUE_FIX=$(patch_file "ext4-make-fsync-wait-for-a-fast-commit-*")
 INEL_FIX=$(patch_file "ext4-track-changes-made-while-an-older-transaction-*")
 SCAN_FIX=$(patch_file "ext4-don-t-fail-the-mount-on-a-fast-commit-*")
 TAIL_FIX=$(patch_file "ext4-wait-for-a-fast-commit-s-blocks-*")
-[ -n "$QUEUE_FIX" ] && [ -n "$INEL_FIX" ] && [ -n "$SCAN_FIX" ] && [ -n "$TAIL_FIX" ] ||
+# Tests QUEUE_FIX's code in SCAN_FIX's KUnit file: reverted with either.
+RESTART_TESTS=$(patch_file "ext4-test-when-fsync-may-stop-waiting-*")
+[ -n "$QUEUE_FIX" ] && [ -n "$INEL_FIX" ] && [ -n "$SCAN_FIX" ] && [ -n "$TAIL_FIX" ] &&
+	[ -n "$RESTART_TESTS" ] ||
 	die "no ext4 fast-commit fixes in linux-patches/"
 [ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 
-# build_variant NAME [PATCH-TO-REVERT]: HEAD of the tree plus the detector
-# in build/fcrace/NAME/linux, built in build/fcrace/NAME/kunit (the main
+# build_variant NAME [PATCH-TO-REVERT...]: HEAD of the tree, with the
+# patches reverted in the order given, plus the detector in
+# build/fcrace/NAME/linux, built in build/fcrace/NAME/kunit (the main
 # tree's layout, so that ccache serves every unchanged file).
 build_variant() {
-	local dir=$BUILD/fcrace/$1
+	local name=$1 dir=$BUILD/fcrace/$1 p
+	shift
 	if [ ! -d "$dir/linux" ]; then
 		git -C "$TREE" worktree prune
 		git -C "$TREE" worktree add -q --detach "$dir/linux" HEAD
 	fi
 	git -C "$dir/linux" checkout -q --force --detach "$(git -C "$TREE" rev-parse HEAD)"
-	[ -z "${2:-}" ] || git -C "$dir/linux" apply -R "$2" ||
-		die "$1: cannot revert $(basename "$2")"
+	for p in "$@"; do
+		git -C "$dir/linux" apply -R "$p" ||
+			die "$name: cannot revert $(basename "$p")"
+	done
 	git -C "$dir/linux" apply "$TOP/qemu/fcrace-detector.diff" ||
-		die "$1: the detector does not apply"
-	log "building the $1 kernel"
+		die "$name: the detector does not apply"
+	log "building the $name kernel"
 	TREE=$dir/linux KUNIT_BUILD=$dir/kunit "$TOP/kunit-tests/run.sh" build \
-		> "$OUT/build-$1.log" 2>&1 || die "$1: build failed, see $OUT/build-$1.log"
+		> "$OUT/build-$name.log" 2>&1 || die "$name: build failed, see $OUT/build-$name.log"
 }
 
 # run_variant NAME WORKLOAD ROUNDS FLUSH_US: the scenario on that kernel;
@@ -98,9 +113,9 @@ run_variant() {
 rm -rf "$OUT"
 mkdir -p "$OUT"
 build_variant fixed
-build_variant no-queue-fix "$QUEUE_FIX"
+build_variant no-queue-fix "$RESTART_TESTS" "$QUEUE_FIX"
 build_variant no-inel-fix "$INEL_FIX"
-build_variant no-scan-fix "$SCAN_FIX"
+build_variant no-scan-fix "$RESTART_TESTS" "$SCAN_FIX"
 build_variant no-tail-wait "$TAIL_FIX"
 
 status=0
@@ -123,18 +138,20 @@ check() {
 	FCINEL:*) echo "PASS $name (negative control: $inel FCINEL reports in $fsyncs fsyncs; $fc fast commits)" ;;
 	esac
 }
-# check_crash KERNEL COLUMN WHAT: scenario crash on that kernel, recorded
-# again (at most 4 recordings) until COLUMN of its crash row (7
-# mount-failed, 9 lost) is not 0: a negative control for a fix whose
-# failure only some interleavings of the threads produce.
+# check_crash KERNEL WORKLOAD COLUMN WHAT: scenario crash of WORKLOAD on
+# that kernel. COLUMN 0: one recording, in which no crash state may fail.
+# Otherwise a negative control for a fix whose failure only some
+# interleavings of the threads produce: recorded again (at most 4
+# recordings) until COLUMN of the crash row (7 mount-failed, 9 lost) is
+# not 0.
 check_crash() {
-	local res row try name="fcrace:$1:crash"
+	local res row try name="fcrace:$1:crash-$2"
 	local -a f
 	for try in 1 2 3 4; do
-		res=$OUT/$1-crash-$try
+		res=$OUT/$1-crash-$2-$try
 		mkdir -p "$res"
 		RESULTS=$res KERNEL=$BUILD/fcrace/$1/kunit/arch/x86/boot/bzImage \
-			"$TOP/qemu/scenario.sh" crash workload=fcmix threads=4 ops=6 \
+			"$TOP/qemu/scenario.sh" crash workload="$2" threads=4 ops=6 \
 			mode=fast-commit flush_us=4000 budget=4 > "$res/scenario.log" 2>&1 || true
 		row=$(awk -F'\t' '$1 == "crash"' "$res/results.tsv" 2>/dev/null)
 		if [ -z "$row" ]; then
@@ -142,13 +159,22 @@ check_crash() {
 		fi
 		# crash W MODE T J states mount-failed fsck lost seconds rate
 		read -r -a f <<< "$row"
-		echo "| $1 | crash fcmix (try $try) | ${f[5]} | ${f[6]} | ${f[7]} | ${f[8]} |" >> "$OUT/crash-table.md"
-		if [ "${f[$2 - 1]}" -gt 0 ]; then
-			echo "PASS $name (negative control: ${f[$2 - 1]} of ${f[5]} crash states $3, recording $try)"
+		echo "| $1 | crash $2 (try $try) | ${f[5]} | ${f[6]} | ${f[7]} | ${f[8]} |" >> "$OUT/crash-table.md"
+		if [ "$3" = 0 ]; then
+			if [ "${f[6]}" = 0 ] && [ "${f[7]}" = 0 ] && [ "${f[8]}" = 0 ]; then
+				echo "PASS $name (none of ${f[5]} crash states failed)"
+			else
+				echo "FAIL $name (of ${f[5]} crash states, ${f[6]} failed to mount, ${f[7]} failed fsck, ${f[8]} $4; see $res)"
+				status=1
+			fi
+			return
+		fi
+		if [ "${f[$3 - 1]}" -gt 0 ]; then
+			echo "PASS $name (negative control: ${f[$3 - 1]} of ${f[5]} crash states $4, recording $try)"
 			return
 		fi
 	done
-	echo "FAIL $name (no crash state $3 in 4 recordings: the check has no teeth)"; status=1
+	echo "FAIL $name (no crash state $4 in 4 recordings: the check has no teeth)"; status=1
 }
 printf '| kernel | recording | states | mount-failed | fsck | lost |\n| --- | --- | ---: | ---: | ---: | ---: |\n' > "$OUT/crash-table.md"
 printf '| kernel | workload | rounds | fsyncs | FCRACE | FCINEL | fast commits |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n' > "$OUT/table.md"
@@ -157,7 +183,9 @@ check fixed append "$rounds" 0 none
 check fixed fcmix "$fcmix_rounds" 4000 none
 check no-queue-fix append "$rounds" 0 FCRACE
 check no-inel-fix fcmix "$fcmix_rounds" 4000 FCINEL
-check_crash no-scan-fix 7 "failed to mount"
-check_crash no-tail-wait 9 "lost an acknowledged file"
+check_crash fixed owsync 0 "lost acknowledged data"
+check_crash no-queue-fix owsync 9 "lost an acknowledged overwrite"
+check_crash no-scan-fix fcmix 7 "failed to mount"
+check_crash no-tail-wait fcmix 9 "lost an acknowledged file"
 cat "$OUT/table.md" "$OUT/crash-table.md"
 exit $status

@@ -220,6 +220,17 @@ static int cw_run_threads(struct cw_work *work, void *(*fn)(void *))
 	return ret;
 }
 
+/* Create thread @nr's own file, @prefix and its number, for @id. */
+static int cw_create_own_file(struct cw_work *work, char prefix,
+			      unsigned int nr, char *name, size_t size,
+			      struct cw_record_id *id)
+{
+	snprintf(name, size, "%c%u", prefix, nr);
+	id->pathid = cw_path_id(name);
+	id->fileid = cw_new_fileid(work);
+	return openat(work->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+}
+
 /* (a) append + fsync on several files; one thread per file with -t. */
 static void *cw_append_thread(void *arg)
 {
@@ -230,10 +241,7 @@ static void *cw_append_thread(void *arg)
 	char name[16];
 	int fd;
 
-	snprintf(name, sizeof(name), "a%u", a->nr);
-	id.pathid = cw_path_id(name);
-	id.fileid = cw_new_fileid(work);
-	fd = openat(work->dirfd, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fd = cw_create_own_file(work, 'a', a->nr, name, sizeof(name), &id);
 	if (fd < 0 || cw_sync(work, fd, name, 0) || cw_sync_dir(work)) {
 		a->ret = fd < 0 ? cw_fail(work, "create", name) : -1;
 		goto out;
@@ -557,6 +565,60 @@ out:
 	return ret;
 }
 
+/*
+ * (d') in-place overwrites + fsync; one file per thread (-t), written in
+ * full and synced first. Each fsync has a metadata change (the mtime) to
+ * commit but no block to allocate: nothing orders its data write before
+ * the commit's cache flush except the order the fsync does things in.
+ */
+static void *cw_owsync_thread(void *arg)
+{
+	struct cw_worker *a = arg;
+	struct cw_work *work = a->work;
+	uint64_t rng = work->seed ^ (0x2000ULL * (a->nr + 1));
+	uint64_t gen[CW_DB_RECORDS];
+	struct cw_record_id id = { .gen = 1 };
+	struct cw_promises p = { .len = 0 };
+	char name[16];
+	int fd;
+
+	fd = cw_create_own_file(work, 'o', a->nr, name, sizeof(name), &id);
+	if (fd < 0) {
+		a->ret = cw_fail(work, "create", name);
+		return NULL;
+	}
+	a->ret = cw_write_records(work, fd, name, &id, CW_DB_RECORDS);
+	if (!a->ret && (cw_sync(work, fd, name, 0) || cw_sync_dir(work)))
+		a->ret = -1;
+	if (!a->ret) {
+		cw_promise(&p, "data %s %" PRIu64 " 0 %d 1\n", name, id.fileid,
+			   CW_DB_RECORDS);
+		a->ret = cw_commit(work, &p);
+	}
+	for (int i = 0; i < CW_DB_RECORDS; i++)
+		gen[i] = 1;
+	for (unsigned long op = 0; op < work->ops && !a->ret; op++) {
+		id.index = cw_rand(&rng) % CW_DB_RECORDS;
+		id.gen = ++gen[id.index];
+		p.len = 0;
+		a->ret = cw_write_records(work, fd, name, &id, 1);
+		if (!a->ret)
+			a->ret = cw_sync(work, fd, name, 0);
+		if (a->ret)
+			break;
+		cw_promise(&p, "data %s %" PRIu64 " %" PRIu64 " 1 %" PRIu64 "\n",
+			   name, id.fileid, id.index, id.gen);
+		a->ret = cw_commit(work, &p);
+	}
+	close(fd);
+	return NULL;
+}
+
+static int cw_run_owsync(struct cw_work *work)
+{
+	return cw_run_threads(work, cw_owsync_thread);
+}
+
 const struct cw_workload cw_workloads[] = {
 	{ "append", "append + fsync; one file per thread (-t)", cw_run_append },
 	{ "replace", "write tmp, fsync, rename over, fsync dir; unlink, mkdir",
@@ -564,6 +626,8 @@ const struct cw_workload cw_workloads[] = {
 	{ "churn", "create + fsync dir, unlink older; wraps a small journal",
 	  cw_run_churn },
 	{ "dbsync", "fdatasync overwrites of a preallocated file", cw_run_dbsync },
+	{ "owsync", "in-place overwrite + fsync; one file per thread (-t)",
+	  cw_run_owsync },
 	{ "names", "create empty, mkdir, rename, rmdir + fsync dir: metadata only; one name prefix per thread (-t)",
 	  cw_run_names },
 	{ "fcmix", "create + write + fsync the file; with -t thread 0 sets an xattr + fsync dir instead (fast-commit ineligible)",

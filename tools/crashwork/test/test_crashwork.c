@@ -214,7 +214,8 @@ static void t_oracle_bad(struct tt *t)
 static void t_workloads_clean(struct tt *t)
 {
 	static const char *const names[] = { "append", "replace", "churn",
-					     "dbsync", "names", "fcmix" };
+					     "dbsync", "owsync", "names",
+					     "fcmix" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct scratch s;
