@@ -4,7 +4,9 @@
 #   queue  "ext4: make fsync wait for a fast commit that starts after
 #          it": an fsync returns 0 while its inode still waits on a
 #          fast-commit queue (FCRACE), and crash states lose in-place
-#          overwrites an fsync acknowledged;
+#          overwrites an fsync acknowledged; so do they when an fsync
+#          takes a fast commit that sent its tail before the fsync began
+#          (qemu/fcrace-no-ride-tail.diff removes that one condition);
 #   inel   "ext4: track changes made while an older transaction is
 #          fc-ineligible": an fsync returns 0 with a change that fast
 #          commits did not track (FCINEL);
@@ -16,11 +18,11 @@
 #
 #   qemu/fcrace-harness.sh [--rounds N]
 #
-# Builds five kernels from the tree's HEAD, each with
+# Builds six kernels from the tree's HEAD, each with
 # qemu/fcrace-detector.diff (test-only checks in ext4_sync_file() that
 # report FCRACE and FCINEL): "fixed", the series; "no-queue-fix",
 # "no-inel-fix", "no-scan-fix" and "no-tail-wait", the series without one
-# of the four patches. Workloads of scenario fcrace (a fast_commit ext4):
+# of the four patches; "no-ride-tail", the series with the mutation. Workloads of scenario fcrace (a fast_commit ext4):
 # "append", ROUNDS x 4 threads x 20 appends, each followed by an fsync of
 # the thread's own file; "fcmix", ROUNDS/5 x 3 threads creating, writing
 # and fsyncing new files while a fourth sets an xattr and fsyncs the
@@ -38,13 +40,15 @@
 #   fcrace:fixed:crash-owsync    no crash state fails;
 #   fcrace:no-queue-fix:crash-owsync   at least one crash state lost an
 #                    acknowledged overwrite;
+#   fcrace:no-ride-tail:crash-owsync   the same;
 #   fcrace:no-inel-fix:fcmix     at least one FCINEL report (about 1 in 3);
 #   fcrace:no-scan-fix:crash-fcmix   at least one crash state fails to
 #                    mount;
 #   fcrace:no-tail-wait:crash-fcmix  at least one crash state lost a file.
 # Rows give the fast commits taken; patch 15 adds some to append (an
-# fsync that comes while a fast commit runs waits for the next one).
-# Cost: five builds that share the main kernel's configuration (ccache),
+# fsync that comes while a fast commit runs waits for the next one, unless
+# the running one wrote its inode and sent its tail after it came).
+# Cost: six builds that share the main kernel's configuration (ccache),
 # about 30 s of guest time per 100 rounds and 1-4 crash recordings of
 # about 50 s per crash check. Results: build/results/fcrace/.
 set -euo pipefail
@@ -54,8 +58,8 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
-	--help) sed -n '2,49s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,49s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,53s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,53s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -76,8 +80,9 @@ RESTART_TESTS=$(patch_file "ext4-test-when-fsync-may-stop-waiting-*")
 	die "no ext4 fast-commit fixes in linux-patches/"
 [ -d "$TREE/.git" ] || die "no kernel tree: run 'make tree' first"
 
-# build_variant NAME [PATCH-TO-REVERT...]: HEAD of the tree, with the
-# patches reverted in the order given, plus the detector in
+# build_variant NAME [PATCH-TO-REVERT | +DIFF-TO-APPLY...]: HEAD of the
+# tree, with the patches reverted and the diffs applied in the order
+# given, plus the detector in
 # build/fcrace/NAME/linux, built in build/fcrace/NAME/kunit (the main
 # tree's layout, so that ccache serves every unchanged file).
 build_variant() {
@@ -89,8 +94,12 @@ build_variant() {
 	fi
 	git -C "$dir/linux" checkout -q --force --detach "$(git -C "$TREE" rev-parse HEAD)"
 	for p in "$@"; do
-		git -C "$dir/linux" apply -R "$p" ||
-			die "$name: cannot revert $(basename "$p")"
+		case $p in
+		+*) git -C "$dir/linux" apply "${p#+}" ||
+			die "$name: $(basename "${p#+}") does not apply" ;;
+		*) git -C "$dir/linux" apply -R "$p" ||
+			die "$name: cannot revert $(basename "$p")" ;;
+		esac
 	done
 	git -C "$dir/linux" apply "$TOP/qemu/fcrace-detector.diff" ||
 		die "$name: the detector does not apply"
@@ -117,6 +126,7 @@ build_variant no-queue-fix "$RESTART_TESTS" "$QUEUE_FIX"
 build_variant no-inel-fix "$INEL_FIX"
 build_variant no-scan-fix "$RESTART_TESTS" "$SCAN_FIX"
 build_variant no-tail-wait "$TAIL_FIX"
+build_variant no-ride-tail "+$TOP/qemu/fcrace-no-ride-tail.diff"
 
 status=0
 # check KERNEL WORKLOAD ROUNDS FLUSH_US WANT: run it; WANT is "none", or
@@ -185,6 +195,7 @@ check no-queue-fix append "$rounds" 0 FCRACE
 check no-inel-fix fcmix "$fcmix_rounds" 4000 FCINEL
 check_crash fixed owsync 0 "lost acknowledged data"
 check_crash no-queue-fix owsync 9 "lost an acknowledged overwrite"
+check_crash no-ride-tail owsync 9 "lost an acknowledged overwrite"
 check_crash no-scan-fix fcmix 7 "failed to mount"
 check_crash no-tail-wait fcmix 9 "lost an acknowledged file"
 cat "$OUT/table.md" "$OUT/crash-table.md"
