@@ -5,8 +5,9 @@
 #          it": an fsync returns 0 while its inode still waits on a
 #          fast-commit queue (FCRACE), and crash states lose in-place
 #          overwrites an fsync acknowledged; so do they when an fsync
-#          takes a fast commit that sent its tail before the fsync began
-#          (qemu/fcrace-no-ride-tail.diff removes that one condition);
+#          takes a running fast commit that flushed before its data
+#          completed (qemu/fcrace-late-flush-point.diff also counts a
+#          flush point when a fast commit ends);
 #   inel   "ext4: track changes made while an older transaction is
 #          fc-ineligible": an fsync returns 0 with a change that fast
 #          commits did not track (FCINEL);
@@ -22,7 +23,8 @@
 # qemu/fcrace-detector.diff (test-only checks in ext4_sync_file() that
 # report FCRACE and FCINEL): "fixed", the series; "no-queue-fix",
 # "no-inel-fix", "no-scan-fix" and "no-tail-wait", the series without one
-# of the four patches; "no-ride-tail", the series with the mutation. Workloads of scenario fcrace (a fast_commit ext4):
+# of the four patches; "late-flush-point", the series with that
+# mutation. Workloads of scenario fcrace (a fast_commit ext4):
 # "append", ROUNDS x 4 threads x 20 appends, each followed by an fsync of
 # the thread's own file; "fcmix", ROUNDS/5 x 3 threads creating, writing
 # and fsyncing new files while a fourth sets an xattr and fsyncs the
@@ -40,14 +42,14 @@
 #   fcrace:fixed:crash-owsync    no crash state fails;
 #   fcrace:no-queue-fix:crash-owsync   at least one crash state lost an
 #                    acknowledged overwrite;
-#   fcrace:no-ride-tail:crash-owsync   the same;
+#   fcrace:late-flush-point:crash-owsync   the same;
 #   fcrace:no-inel-fix:fcmix     at least one FCINEL report (about 1 in 3);
 #   fcrace:no-scan-fix:crash-fcmix   at least one crash state fails to
 #                    mount;
 #   fcrace:no-tail-wait:crash-fcmix  at least one crash state lost a file.
 # Rows give the fast commits taken; patch 15 adds some to append (an
 # fsync that comes while a fast commit runs waits for the next one, unless
-# the running one wrote its inode and sent its tail after it came).
+# the running one reached its flush point after it came).
 # Cost: six builds that share the main kernel's configuration (ccache),
 # about 30 s of guest time per 100 rounds and 1-4 crash recordings of
 # about 50 s per crash check. Results: build/results/fcrace/.
@@ -58,8 +60,8 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
-	--help) sed -n '2,53s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,53s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,55s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,55s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -126,7 +128,7 @@ build_variant no-queue-fix "$RESTART_TESTS" "$QUEUE_FIX"
 build_variant no-inel-fix "$INEL_FIX"
 build_variant no-scan-fix "$RESTART_TESTS" "$SCAN_FIX"
 build_variant no-tail-wait "$TAIL_FIX"
-build_variant no-ride-tail "+$TOP/qemu/fcrace-no-ride-tail.diff"
+build_variant late-flush-point "+$TOP/qemu/fcrace-late-flush-point.diff"
 
 status=0
 # check KERNEL WORKLOAD ROUNDS FLUSH_US WANT: run it; WANT is "none", or
@@ -195,7 +197,7 @@ check no-queue-fix append "$rounds" 0 FCRACE
 check no-inel-fix fcmix "$fcmix_rounds" 4000 FCINEL
 check_crash fixed owsync 0 "lost acknowledged data"
 check_crash no-queue-fix owsync 9 "lost an acknowledged overwrite"
-check_crash no-ride-tail owsync 9 "lost an acknowledged overwrite"
+check_crash late-flush-point owsync 9 "lost an acknowledged overwrite"
 check_crash no-scan-fix fcmix 7 "failed to mount"
 check_crash no-tail-wait fcmix 9 "lost an acknowledged file"
 cat "$OUT/table.md" "$OUT/crash-table.md"
