@@ -31,8 +31,16 @@
 #     late) is there after the remount and the power cut;
 #     fault:batch-once:several: at least one of those failed flushes
 #     covered several transactions (else no batch was tested);
+#   fsdev-flush (modes default, barrier, fast-commit; the journal on a
+#     device of its own that never fails): every flush of the file
+#     system device fails. Every acknowledged operation is there after
+#     the remount and after a power cut that keeps the journal device as
+#     it was; with data (append), the first fsync after the fault
+#     returns EIO and nothing is acknowledged after it;
 #   fault:control-nobarrier: nobarrier and a power cut, no fault: the
-#     checker must find lost operations or corruption (negative control).
+#     checker must find lost operations or corruption (negative control);
+#     fault:control-nobarrier-external: the same with the external
+#     journal of fsdev-flush.
 # A kernel splat or a hang fails the guest run, hence every case
 # (fault:boot). Environment: KERNEL (e.g. the debug kernel
 # build/debug/arch/x86/boot/bzImage), FAULT_OUT (results directory).
@@ -46,14 +54,15 @@ for a in "$@"; do
 	--long) profile=long ;;
 	--report) report=1 ;;
 	--docs) docs=1 ;;
-	--help) sed -n '2,38s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,38s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,48s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,48s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
-cases=flush-all,write-all,drop,flush-once,batch-once
+cases=flush-all,write-all,drop,flush-once,batch-once,fsdev-flush
 modes=default,barrier
+ext_modes=default,barrier,fast-commit
 case $profile in
-quick) args="workloads=names,append after=2,5 ops=8" ;;
+quick) args="workloads=names,append after=2,5 ext_after=3 ops=8" ;;
 long) args="workloads=names,append,replace after=1,2,5,11 ops=16" ;;
 esac
 OUT=${FAULT_OUT:-$BUILD/results/fault-$profile}
@@ -64,7 +73,7 @@ if [ $report = 0 ]; then
 	start=$(date +%s)
 	# shellcheck disable=SC2086  # the scenario's args are words
 	RESULTS=$OUT/guest "$TOP/qemu/scenario.sh" fault cases=$cases modes=$modes \
-		control=1 $args > "$OUT/scenario.log" 2>&1 ||
+		ext_modes=$ext_modes control=1 $args > "$OUT/scenario.log" 2>&1 ||
 		echo failed > "$OUT/boot-failed"
 	echo $(( $(date +%s) - start )) > "$OUT/wall"
 fi
@@ -104,7 +113,7 @@ table() {
 	END {
 		for (i = 1; i <= nk; i++) {
 			k = order[i]; split(k, f, "\t")
-			printf "| %-10s | %-9s | %-8s | %4d | %9d | %11d | %7d | %7d | %13s | %6d | %5d | %10s | %8s |\n", f[1], f[2], f[3], runs[k], eio[k], acked[k], ab[k], ro[k], ord[k] "/" full[k], n[k], lost[k], (lien[k] ? lie[k] " of " lien[k] : "-"), (f[1] == "none" ? broken[k] " of " cuts[k] " cuts broke" : bad[k])
+			printf "| %-10s | %-9s | %-8s | %4d | %9d | %11d | %7d | %7d | %13s | %6d | %5d | %10s | %8s |\n", f[1], f[2], f[3], runs[k], eio[k], acked[k], ab[k], ro[k], ord[k] "/" full[k], n[k], lost[k], (lien[k] ? lie[k] " of " lien[k] : "-"), (f[1] ~ /none$/ ? broken[k] " of " cuts[k] " cuts broke" : bad[k])
 		}
 	}' "$tsv"
 }
@@ -153,20 +162,23 @@ batch_several() {
 		echo "FAIL fault:batch-once:several (no failed flush in $n runs covered several transactions)"; status=1
 	fi
 }
-# The nobarrier control: a power cut must break something acknowledged.
+# control CASE NAME: the nobarrier control of CASE (none, fsdev-none):
+# a power cut must break something acknowledged.
 control() {
 	local n broken
-	read -r n broken < <(awk -F'\t' '$1 == "trial" && $2 == "none" && $6 == "powercut" {
+	read -r n broken < <(awk -F'\t' -v c="$1" '$1 == "trial" && $2 == c && $6 == "powercut" {
 		n++; b += ($20 != 0 || $21 != 0 || $22 != 0 || $19 != "ok") } END { print n + 0, b + 0 }' "$tsv")
 	if [ "$n" -gt 0 ] && [ "$broken" -ge 1 ]; then
-		echo "PASS fault:control-nobarrier (negative control: $broken of $n power cuts broke acknowledged data)"
+		echo "PASS fault:$2 (negative control: $broken of $n power cuts broke acknowledged data)"
 	else
-		echo "FAIL fault:control-nobarrier ($broken of $n power cuts broke anything: the checker has no teeth)"; status=1
+		echo "FAIL fault:$2 ($broken of $n power cuts broke anything: the checker has no teeth)"; status=1
 	fi
 }
 {
 	for c in ${cases//,/ }; do
-		for m in ${modes//,/ }; do
+		cm=$modes
+		[ "$c" != fsdev-flush ] || cm=$ext_modes
+		for m in ${cm//,/ }; do
 			# A batch flush needs checksum-ordered commits.
 			[ "$c" != batch-once ] || [ "$m" = default ] || continue
 			verdict "$c" "$m"
@@ -174,7 +186,8 @@ control() {
 	done
 	[[ ",$cases," != *,batch-once,* ]] || batch_several
 	for m in ${modes//,/ }; do lie "$m"; done
-	control
+	control none control-nobarrier
+	[[ ",$cases," != *,fsdev-flush,* ]] || control fsdev-none control-nobarrier-external
 	if [ -f "$OUT/boot-failed" ]; then
 		echo "FAIL fault:boot (the guest run failed: hang, splat or scenario error; see $OUT/scenario.log)"
 		status=1
@@ -188,7 +201,7 @@ if [ $docs = 1 ]; then
 	{
 		echo "# Fault injection at commit time (--$profile)"
 		echo
-		echo "\`qemu/fault-harness.sh --$profile\`: scenario args \`cases=$cases modes=$modes $args\`;"
+		echo "\`qemu/fault-harness.sh --$profile\`: scenario args \`cases=$cases modes=$modes ext_modes=$ext_modes $args\`;"
 		echo "kernel ${KERNEL:-build/kunit/arch/x86/boot/bzImage} ($(sed -n 's/.*modules for \([^:]*\):.*/\1/p' "$OUT/scenario.log" | head -n 1)),"
 		echo "measured $(date -u +%Y-%m-%d), wall time ${wall}s. Columns: docs/testing.md, \"Fault injection\"."
 		echo

@@ -152,12 +152,13 @@ jbd2_commits() {
 	echo "$_v"
 }
 
-# jbd2_orderings DEV: "ORDERED FULL", the commits sent checksum-ordered
-# and with a full barrier so far (the series' info line), or "- -" on a
-# kernel without it.
+# jbd2_orderings DEV [JOURNAL]: "ORDERED FULL", the commits sent
+# checksum-ordered and with a full barrier so far (the series' info line),
+# or "- -" on a kernel without it. JOURNAL names an external journal's
+# device (its /proc/fs/jbd2 entry); else the journal is DEV's inode 8.
 jbd2_orderings() {
 	_v=$(sed -n 's/^\([0-9]*\) commits checksum-ordered, \([0-9]*\) with a full barrier$/\1 \2/p' \
-		"/proc/fs/jbd2/$1-8/info" 2>/dev/null)
+		"/proc/fs/jbd2/${2:-$1-8}/info" 2>/dev/null)
 	echo "${_v:-- -}"
 }
 

@@ -29,7 +29,23 @@
 #                transactions (about one run in two: the threads tend
 #                to share a transaction), the points of BATCH_AFTER are
 #                run again, at most BATCH_RETRY more runs.
+#   fsdev-flush  fail_flush=-1 with an external journal (on vdd, which
+#                never fails): only the file system device's flushes
+#                fail, in the modes of ext_modes. Metadata alone is safe
+#                in the journal, so names may go on being acknowledged
+#                and the journal need not abort before the unmount; with
+#                data (append, owsync) some fsync after the fault returns
+#                EIO. Either way a commit or a checkpoint that needed
+#                the flush must not act as if it happened: the checks
+#                hold the files to every acknowledged operation (ext_threads
+#                threads, so some may be acknowledged after the fault),
+#                and the power cut keeps the journal device as it was at
+#                the unmount (copied to vde) while it drops every file
+#                system write after the last good flush. Some flush must
+#                have failed.
 #   none         nothing (the nobarrier negative control)
+#   fsdev-none   nothing, with the journal external as in fsdev-flush
+#                (its nobarrier negative control)
 # Each trial is then checked twice ("cut"):
 #   remount      unmount, clear the fault, mount again (journal recovery)
 #   powercut     the state a power cut leaves after the first unmount:
@@ -37,7 +53,7 @@
 #                what was flushed or written with FUA (every write after
 #                the last good flush is lost), and it is mounted there
 # crashwork check holds the files to the promises made up to mark N (to
-# every acknowledged one for batch-once).
+# every acknowledged one for batch-once and fsdev-flush).
 # (null_blk's power toggle is no power cut here: a write to a page that
 # was ever flushed goes straight to its backing store.)
 #
@@ -45,7 +61,12 @@
 #   workloads=names,append,replace after=2,5 cuts=remount,powercut
 #   ops=8 (per run and thread, more than every N) control=1 (add the
 #   negative control: nobarrier, no fault, power cut, which must lose
-#   data) batch_threads=8 batch_flush_us=8000 batch_after=12,24,36 batch_retry=6
+#   data; and with the journal external too if fsdev-flush is run)
+#   batch_threads=8 batch_flush_us=8000 batch_after=12,24,36 batch_retry=6
+#   ext_modes=default,barrier,fast-commit ext_threads=4 (fsdev-flush's
+#   threads; with several, an fsync may return for a commit another
+#   thread ran) ext_workloads=names,append,owsync ext_after=AFTER
+#   (fsdev-flush's workloads and fault points)
 #
 # Row per trial (results.tsv): trial CASE MODE WORKLOAD N CUT RC MARKS
 #   ACKED_AFTER SYNC_ERR ABORTED RDONLY ORDERED FULL FLUSH_FAILED
@@ -66,7 +87,7 @@
 # the failed batch flush covered (jbd2_batch_flush_* tracepoints), 0 if
 # no batch flush failed.
 #
-# jbd2t-disks: 48M 256M 48M
+# jbd2t-disks: 48M 256M 48M 16M 16M
 # jbd2t-modules: flushcost
 # jbd2t-timeout: 1800
 . /jbd2t/lib.sh
@@ -82,6 +103,10 @@ BATCH_FLUSH_US=$(arg batch_flush_us 8000 "$@")
 BATCH_AFTER=$(arg batch_after 12,24,36 "$@")
 BATCH_RETRY=$(arg batch_retry 6 "$@")
 CONTROL=$(arg control 1 "$@")
+EXT_MODES=$(arg ext_modes default,barrier,fast-commit "$@")
+EXT_THREADS=$(arg ext_threads 4 "$@")
+EXT_WORKLOADS=$(arg ext_workloads names,append,owsync "$@")
+EXT_AFTER=$(arg ext_after "$AFTER" "$@")
 DEV=fcost0
 MNT=/mnt/fs
 P=/sys/module/flushcost/parameters
@@ -95,11 +120,11 @@ dmesg -n 5
 # knobs CASE: the crashwork --arm arguments of a case.
 knobs() {
 	case $1 in
-	flush-all) echo "--arm $P/fail_flush=-1" ;;
+	flush-all|fsdev-flush) echo "--arm $P/fail_flush=-1" ;;
 	write-all) echo "--arm $P/fail_write=-1" ;;
 	drop) echo "--arm $P/drop_write=1" ;;
 	flush-once|batch-once) echo "--arm $P/fail_flush=1" ;;
-	none) echo "--arm $P/fail_flush=0" ;;
+	none|fsdev-none) echo "--arm $P/fail_flush=0" ;;
 	*) fail "unknown case '$1'" ;;
 	esac
 }
@@ -131,10 +156,31 @@ point_of() {
 	echo "$1" | tr , '\n' | awk -v i="$2" '{ p[NR] = $0 } END { print p[i % NR + 1] }'
 }
 
-# stack_up: a fresh ext4 on vda, its copy on vdc (the power cut's base
-# image), then vda behind dm-log-writes (log on vdb) behind flushcost.
+# external CASE: 0 if CASE puts the journal on its own device (vdd).
+external() {
+	case $1 in fsdev-*) return 0 ;; esac
+	return 1
+}
+
+# journal_of CASE: the name jbd2 gives the journal (/proc/fs/jbd2, the
+# abort message).
+journal_of() {
+	if external "$1"; then echo vdd; else echo $DEV-8; fi
+}
+
+# stack_up CASE MODE: a fresh ext4 on vda (its journal on vdd if the case
+# wants it external), its copy on vdc (the power cut's base image), then
+# vda behind dm-log-writes (log on vdb) behind flushcost.
 stack_up() {
-	mkfs_dev ext4 /dev/vda
+	if external "$1"; then
+		mkfs.ext4 -q -F -O journal_dev -b 4096 /dev/vdd ||
+			fail "mkfs.ext4 -O journal_dev /dev/vdd failed"
+		# shellcheck disable=SC2046  # the mode's mkfs words
+		mkfs_dev ext4 /dev/vda -b 4096 -J device=/dev/vdd $(mode_mkfs "$2")
+	else
+		# shellcheck disable=SC2046  # the mode's mkfs words
+		mkfs_dev ext4 /dev/vda $(mode_mkfs "$2")
+	fi
 	dd if=/dev/vda of=/dev/vdc bs=1M 2> /dev/null || fail "copy vda to vdc"
 	dd if=/dev/zero of=/dev/vdb bs=1M count=1 2> /dev/null || fail "zero vdb"
 	dm create lw --table "0 $(blockdev --getsz /dev/vda) log-writes /dev/vda /dev/vdb" ||
@@ -167,33 +213,36 @@ fsck_orphan_leak() {
 	END { exit !(leaked > 0 && other == 0) }' "$1"
 }
 
-# fsck_fs DEV CHECKMARK: e2fsck -fn DEV into $fsck: 0 if clean, "orphans"
-# if the mount since CHECKMARK cleared the orphan list of a filesystem
-# with errors, all complaints are that list's leaked inodes, and the
-# repair a boot-time fsck makes without asking (-p) leaves DEV clean;
-# else e2fsck's exit code.
+# fsck_fs DEV CHECKMARK [JOURNAL]: e2fsck -fn DEV into $fsck: 0 if
+# clean, "orphans" if the mount since CHECKMARK cleared the orphan list
+# of a filesystem with errors, all complaints are that list's leaked
+# inodes, and the repair a boot-time fsck makes without asking (-p)
+# leaves DEV clean; else e2fsck's exit code. JOURNAL: the external
+# journal's device.
 fsck_fs() {
+	_mark=$2
+	set -- ${3:+-j "$3"} "$1"
 	fsck=0
-	e2fsck -fn "$1" > /tmp/fsck.log 2>&1 || fsck=$?
+	e2fsck -fn "$@" > /tmp/fsck.log 2>&1 || fsck=$?
 	[ "$fsck" != 0 ] || return 0
 	sed -e 's/^/    /' -e 's/WARNING:/Warning:/g' /tmp/fsck.log
-	dmesg_since "$2" | grep -q "Errors on filesystem, clearing orphan list" || return 0
+	dmesg_since "$_mark" | grep -q "Errors on filesystem, clearing orphan list" || return 0
 	fsck_orphan_leak /tmp/fsck.log || return 0
-	e2fsck -fp "$1" > /tmp/preen.log 2>&1 || [ $? = 1 ] || return 0
-	e2fsck -fn "$1" > /tmp/fsck.log 2>&1 || return 0
-	info "$2: e2fsck -fp released the inodes of a dropped orphan list"
+	e2fsck -fp "$@" > /tmp/preen.log 2>&1 || [ $? = 1 ] || return 0
+	e2fsck -fn "$@" > /tmp/fsck.log 2>&1 || return 0
+	info "$_mark: e2fsck -fp released the inodes of a dropped orphan list"
 	fsck=orphans
 }
 
-# check_fs DEV N DROP: mount DEV (journal recovery), hold it to the
-# promises made up to mark N, e2fsck (fsck_fs). Sets mnt lost exposed
-# fsck, and lie (DROP=1: the loss found when every acknowledged op is
-# owed).
+# check_fs DEV N DROP [JOURNAL]: mount DEV (journal recovery; JOURNAL:
+# the external journal's device), hold it to the promises made up to
+# mark N, e2fsck (fsck_fs). Sets mnt lost exposed fsck, and lie (DROP=1:
+# the loss found when every acknowledged op is owed).
 check_fs() {
 	mnt=ok lost=- exposed=- fsck=- lie=-
 	checkmark="$MARK-check-${1##*/}"
 	dmesg_mark "$checkmark"
-	if ! mount -t ext4 -o noatime "$1" $MNT 2> /tmp/mount.err; then
+	if ! mount -t ext4 -o "noatime${4:+,journal_path=$4}" "$1" $MNT 2> /tmp/mount.err; then
 		mnt=failed
 		dmesg | tail -n 5
 		return 0
@@ -209,25 +258,36 @@ check_fs() {
 		lie=$(sed -n 's/.*: \([0-9]*\) lost, .*/\1/p' /tmp/lie.out)
 	fi
 	umount $MNT || fail "$MARK: umount after the check failed"
-	fsck_fs "$1" "$checkmark"
+	fsck_fs "$1" "$checkmark" "${4:-}"
 }
 
-# verdict CASE: ok, control or FAIL:reasons, from the trial's variables.
+# verdict CASE WORKLOAD: ok, control or FAIL:reasons, from the trial's
+# variables.
 verdict() {
 	why=
-	case $1 in
-	none) echo control; return ;;
-	drop)
+	case $1:$2 in
+	none:*|fsdev-none:*) echo control; return ;;
+	drop:*)
 		[ "$rc" = 0 ] || why="$why,run-exit-$rc"
 		[ "$lie" != - ] && [ "$lie" -gt 0 ] || why="$why,lie-not-seen" ;;
+	fsdev-flush:names)
+		[ "$rc" = 0 ] || [ "$rc" = 5 ] || why="$why,run-exit-$rc"
+		[ "${cnt%% *}" -gt 0 ] || why="$why,no-flush-failed" ;;
 	*)
 		[ "$rc" = 5 ] || why="$why,no-fsync-error"
-		case $err in *:Input/output_error) ;; *) why="$why,not-EIO" ;; esac
-		# batch-once: acknowledged after mark N is allowed (a transaction
-		# already durable); its checks cover every acknowledged op.
-		[ "$acked" = 0 ] || [ "$1" = batch-once ] || why="$why,acked-after-fault"
-		[ "$aborted" = 1 ] || why="$why,not-aborted"
-		[ "$rdonly" = 1 ] || why="$why,still-writable" ;;
+		# With threads, the first sync to fail may meet the shutdown
+		# another thread's abort caused (EROFS): some sync must say EIO.
+		case $err:$sync_eio in
+		*:Input/output_error:*|*:Read-only_file_system:1) ;;
+		*) why="$why,not-EIO" ;;
+		esac
+		# With threads (batch-once, fsdev-flush with ext_threads > 1),
+		# acknowledged after mark N is allowed (a transaction already
+		# durable); their checks cover every acknowledged op.
+		[ "$acked" = 0 ] || [ "$threads" -gt 1 ] || why="$why,acked-after-fault"
+		# fsdev-flush: the journal device works, metadata is safe.
+		external "$1" || [ "$aborted" = 1 ] || why="$why,not-aborted"
+		external "$1" || [ "$rdonly" = 1 ] || why="$why,still-writable" ;;
 	esac
 	[ "$mnt" = ok ] || why="$why,mount-failed"
 	[ "$lost" = 0 ] || why="$why,lost"
@@ -241,15 +301,22 @@ trial() {
 	c=$1 m=$2 w=$3 n=$4
 	MARK="fault-$c-$m-$w-$n"
 	info "trial $MARK"
-	stack_up
+	jname=$(journal_of "$c")
+	journal= cut_journal=
+	if external "$c"; then
+		journal=/dev/vdd cut_journal=/dev/vde
+	fi
+	stack_up "$c" "$m"
 	dmesg_mark "$MARK"
-	if ! mount -t ext4 -o "$(mode_opts "$m")" /dev/$DEV $MNT 2> /tmp/mount.err; then
+	if ! mount -t ext4 -o "$(mode_opts "$m")${journal:+,journal_path=$journal}" \
+			/dev/$DEV $MNT 2> /tmp/mount.err; then
 		result refused "$m" "$(dmesg_since "$MARK" | grep -m 1 EXT4-fs | sed 's/^\[[^]]*\] *//')"
 		stack_down
 		return 0
 	fi
 	rm -f $ORACLE
 	threads=1
+	! external "$c" || threads=$EXT_THREADS
 	if [ "$c" = batch-once ]; then
 		threads=$BATCH_THREADS
 		echo "$BATCH_FLUSH_US" > $P/flush_us
@@ -270,6 +337,7 @@ trial() {
 	# The promises the checks hold the files to: up to mark N, or every
 	# acknowledged one where others may legitimately follow the fault.
 	upto=$n
+	! external "$c" || upto=$marks
 	if [ "$c" = batch-once ]; then
 		upto=$marks
 		covered=$(batch_trace_failed)
@@ -277,6 +345,8 @@ trial() {
 		result batch "$c" "$m" "$w" "$n" "$covered"
 	fi
 	err=$(echo "$summary" | sed -n 's/.*, failed: \([a-z]*\): \(.*\)$/\1:\2/p' | tr ' ' _)
+	sync_eio=0
+	! grep -Eq '^crashwork: f(data)?sync .*: Input/output error$' /tmp/cw.err || sync_eio=1
 	# The fault reaches the journal at the latest with the next commit.
 	sync -f $MNT 2> /dev/null || true
 	# Once ext4 has seen the abort it must refuse a new file.
@@ -285,12 +355,17 @@ trial() {
 		rdonly=1
 	fi
 	aborted=0
-	! kmsg_has "Aborting journal on device $DEV" || aborted=1
-	ord=$(jbd2_orderings $DEV)
+	! kmsg_has "Aborting journal on device $jname" || aborted=1
+	ord=$(jbd2_orderings $DEV "$jname")
 	cnt="$(module_param flushcost nr_flush_failed) $(module_param flushcost nr_write_failed) $(module_param flushcost nr_dropped) $(module_param flushcost nr_flush)"
 	umount $MNT || fail "$MARK: umount failed"
-	# The power cut comes here: after the first unmount.
+	# The power cut comes here: after the first unmount. An external
+	# journal's device loses nothing: it keeps what it held then.
 	dm message lw 0 mark powercut || fail "cannot mark the log"
+	if [ -n "$journal" ]; then
+		dd if=$journal of=$cut_journal bs=1M 2> /dev/null ||
+			fail "$MARK: copy $journal to $cut_journal"
+	fi
 	knobs_clear
 	echo 0 > $P/flush_us
 	echo 0 > $P/fua_us
@@ -298,29 +373,32 @@ trial() {
 	[ "$c" != drop ] || drop=1
 	for cut in remount powercut; do
 		if [ $cut = remount ]; then
-			check_fs /dev/$DEV "$upto" $drop
+			check_fs /dev/$DEV "$upto" $drop "$journal"
 			stack_down
 		else
 			point=$(lwreplay info /dev/vdb | awk '$2 == "powercut" { print $1 }')
 			[ -n "$point" ] || fail "$MARK: no powercut mark in the log"
 			lwreplay apply /dev/vdb /dev/vdc "$point:none" > /dev/null ||
 				fail "$MARK: lwreplay apply $point:none failed"
-			check_fs /dev/vdc "$upto" $drop
+			check_fs /dev/vdc "$upto" $drop "$cut_journal"
 		fi
 		# shellcheck disable=SC2086  # $ord and $cnt are several fields
 		result trial "$c" "$m" "$w" "$n" "$cut" "$rc" "$marks" "$acked" "${err:--}" \
 			"$aborted" "$rdonly" $ord $cnt "$mnt" "$lost" "$exposed" "$fsck" "$lie" \
-			"$(verdict "$c")"
+			"$(verdict "$c" "$w")"
 	done
 }
 
 for c in $(echo "$CASES" | tr , ' '); do
-	for m in $(echo "$MODES" | tr , ' '); do
-		for w in $(echo "$WORKLOADS" | tr , ' '); do
+	modes=$MODES workloads=$WORKLOADS
+	! external "$c" || modes=$EXT_MODES workloads=$EXT_WORKLOADS
+	for m in $(echo "$modes" | tr , ' '); do
+		for w in $(echo "$workloads" | tr , ' '); do
 			# A batch flush: checksum-ordered commits of names only.
 			[ "$c" != batch-once ] || [ "$m:$w" = default:names ] || continue
 			after=$AFTER
 			[ "$c" != batch-once ] || after=$BATCH_AFTER
+			! external "$c" || after=$EXT_AFTER
 			for n in $(echo "$after" | tr , ' '); do
 				trial "$c" "$m" "$w" "$n"
 			done
@@ -339,5 +417,7 @@ done
 if [ "$CONTROL" = 1 ]; then
 	for w in $(echo "$WORKLOADS" | tr , ' '); do
 		trial none nobarrier "$w" "$OPS"
+		[ "${CASES#*fsdev-flush}" = "$CASES" ] ||
+			trial fsdev-none nobarrier "$w" "$OPS"
 	done
 fi
