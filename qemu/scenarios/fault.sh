@@ -302,7 +302,7 @@ trial() {
 	MARK="fault-$c-$m-$w-$n"
 	info "trial $MARK"
 	jname=$(journal_of "$c")
-	journal= cut_journal=
+	journal='' cut_journal=''
 	if external "$c"; then
 		journal=/dev/vdd cut_journal=/dev/vde
 	fi
