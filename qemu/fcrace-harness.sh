@@ -23,7 +23,8 @@
 # qemu/fcrace-detector.diff (test-only checks in ext4_sync_file() that
 # report FCRACE and FCINEL): "fixed", the series; "no-queue-fix",
 # "no-inel-fix", "no-scan-fix" and "no-tail-wait", the series without one
-# of the four patches; "late-flush-point", the series with that
+# of the four patches (no-queue-fix also without the two later patches
+# that edit its lines); "late-flush-point", the series with that
 # mutation. Workloads of scenario fcrace (a fast_commit ext4):
 # "append", ROUNDS x 4 threads x 20 appends, each followed by an fsync of
 # the thread's own file; "fcmix", ROUNDS/5 x 3 threads creating, writing
@@ -60,8 +61,8 @@ rounds=150
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift ;;
-	--help) sed -n '2,55s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) sed -n '2,55s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	--help) sed -n '2,56s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) sed -n '2,56s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -77,6 +78,11 @@ SCAN_FIX=$(patch_file "ext4-don-t-fail-the-mount-on-a-fast-commit-*")
 TAIL_FIX=$(patch_file "ext4-wait-for-a-fast-commit-s-blocks-*")
 # Tests QUEUE_FIX's code in SCAN_FIX's KUnit file: reverted with either.
 RESTART_TESTS=$(patch_file "ext4-test-when-fsync-may-stop-waiting-*")
+# Change lines QUEUE_FIX added, on failure paths only (a failed flush of
+# an external journal's device, an aborted journal): the crash runs here
+# have neither, so they are reverted with it.
+FC_FLUSH_ABORT=$(patch_file "ext4-abort-when-a-fast-commit-s-flush-*")
+FC_ABORT_EIO=$(patch_file "ext4-don-t-report-success-for-a-fast-commit-the-*")
 [ -n "$QUEUE_FIX" ] && [ -n "$INEL_FIX" ] && [ -n "$SCAN_FIX" ] && [ -n "$TAIL_FIX" ] &&
 	[ -n "$RESTART_TESTS" ] ||
 	die "no ext4 fast-commit fixes in linux-patches/"
@@ -124,7 +130,8 @@ run_variant() {
 rm -rf "$OUT"
 mkdir -p "$OUT"
 build_variant fixed
-build_variant no-queue-fix "$RESTART_TESTS" "$QUEUE_FIX"
+# shellcheck disable=SC2086  # absent (empty) on an older series
+build_variant no-queue-fix $FC_ABORT_EIO $FC_FLUSH_ABORT "$RESTART_TESTS" "$QUEUE_FIX"
 build_variant no-inel-fix "$INEL_FIX"
 build_variant no-scan-fix "$RESTART_TESTS" "$SCAN_FIX"
 build_variant no-tail-wait "$TAIL_FIX"
