@@ -60,8 +60,8 @@ bench-long: kernel stock-kernel tools
 
 # The debug test kernel (qemu/debug.config: KASAN, lockdep, KFENCE, ...)
 # and the reliability steps of make check that run on it: jbd2 KUnit,
-# malformed options, journal fuzzing (500 images), faults at commit time,
-# a slice of the crash matrix. Any splat fails them.
+# malformed options, journal fuzzing (540 images; make check runs 270),
+# faults at commit time, a slice of the crash matrix. Any splat fails them.
 debug-kernel: tree
 	@kunit-tests/run.sh --debug build
 
