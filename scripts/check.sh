@@ -38,6 +38,9 @@ step guest-barriers "$TOP/qemu/scenario.sh" barrier-defaults
 # One cache flush for several transactions: the batch tracepoints agree
 # with /proc and with each other; with the full barrier there is no batch.
 step guest-batch-flush "$TOP/qemu/scenario.sh" batch-flush
+# An fsync after an aborted commit, before ext4 noticed the abort, must
+# not return 0 for what that commit held.
+step guest-abort-fsync "$TOP/qemu/scenario.sh" abort-fsync
 step guest-runner-selftest "$TOP/qemu/selftest.sh"
 # The flush-cost model and its counters (no timings): nobarrier sends no
 # flush, the default at least one per fsync, counts agree with the device.
