@@ -51,7 +51,7 @@ step crash-harness "$TOP/qemu/crash-harness.sh" --quick
 # The ext4 fast-commit fixes of patches 15-18: no fsync returns with its
 # inode still queued for a fast commit or with an untracked change, and
 # without any one of the four patches the detectors or crash states show
-# it (five kernels, ~6-9 min).
+# it (six kernels built one after the other, ~11 min).
 step fcrace "$TOP/qemu/fcrace-harness.sh"
 # The device fails under fsync workloads (flushes, writes, dropped
 # writes) in both commit modes: EIO, abort, nothing acknowledged lost.
