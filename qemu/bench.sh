@@ -21,10 +21,15 @@
 #                                    (fsyncbench --think-us), stock and
 #                                    patched with and without the hold,
 #                                    fast guest CPU (~8 min)
+#   qemu/bench.sh --unpack           package installs (fsyncbench unpack:
+#                                    16 new files an op, writeback
+#                                    started, each fsynced, renamed):
+#                                    stock and patched default/nobarrier,
+#                                    1 and 4 threads (~5 min)
 #   qemu/bench.sh --smoke            patched kernel only, one short pass;
 #                                    PASS/FAIL lines on the counts only
 #                                    (no timing): for scripts/check.sh
-#   qemu/bench.sh --report [--short|--long|--ordering|--ordering-fast|--hold]
+#   qemu/bench.sh --report [--short|--long|--ordering|--ordering-fast|--hold|--unpack]
 #                                    only rewrite the docs from the last
 #                                    run's build/results/bench-PROFILE/
 #   qemu/bench.sh --compare A.tsv B.tsv
@@ -32,7 +37,8 @@
 #                                    files): PASS if every cell is within 5%
 #
 # Environment: BENCH_KERNELS (names, default "stock patched"; --smoke:
-# "patched"), BENCH_DEVICES, BENCH_RUNS, BENCH_SECS, BENCH_REPS (override
+# "patched"; "base" is the bzImage BENCH_BASE_KERNEL, an earlier point of
+# the series, measured in the patched kernel's modes), BENCH_DEVICES, BENCH_RUNS, BENCH_SECS, BENCH_REPS (override
 # the profile), BENCH_OUT (docs/results by default; the smoke run writes
 # only to build/results), BENCH_ICOUNT (default 2, --ordering-fast and
 # --hold 0: QEMU's instruction-counted clock, 2^N ns per guest instruction, one
@@ -50,17 +56,20 @@ kernel_image() {
 	case $1 in
 	stock) echo "$BUILD/stock/kunit/arch/x86/boot/bzImage" ;;
 	patched) echo "$BUILD/kunit/arch/x86/boot/bzImage" ;;
-	*) die "unknown kernel '$1' (stock, patched)" ;;
+	# An earlier point of the series, to measure what later patches add.
+	base) echo "${BENCH_BASE_KERNEL:?base: set BENCH_BASE_KERNEL to a bzImage}" ;;
+	*) die "unknown kernel '$1' (stock, patched, base)" ;;
 	esac
 }
 kernel_modes() {
-	case $1:$profile in
-	stock:ordering*|stock:hold) echo default,nobarrier ;;
+	case ${1/#base/patched}:$profile in
+	stock:ordering*|stock:hold|stock:unpack) echo default,nobarrier ;;
 	stock:*) echo default,nobarrier,async-ordered,async-journal ;;
 	# default is journal_csum_order here; nocsum-order is today's commit;
 	# no-batch-wait writes ahead of a flush without pacing (max_batch_time=0).
 	patched:ordering*) echo default,no-batch-wait,nocsum-order,nobarrier ;;
 	patched:hold) echo default,no-batch-wait ;;
+	patched:unpack) echo default,nobarrier ;;
 	patched:*) echo default,nocsum-order,nobarrier,async-ordered,async-journal ;;
 	esac
 }
@@ -80,6 +89,7 @@ case ${1:-} in
 --ordering) profile=ordering ;;
 --ordering-fast) profile=ordering-fast ;;
 --hold) profile=hold ;;
+--unpack) profile=unpack ;;
 --smoke) profile=smoke ;;
 --compare) [ $# -eq 3 ] || usage; profile=compare ;;
 *) usage ;;
@@ -102,6 +112,9 @@ ordering|ordering-fast) DEVICES=hdd:0,ssd:0,ssd:1 PLOT=create SECS=2 REPS=3
 # is about a 1 ms flush cycle and a half, 20 ms two and a half 8 ms ones.
 hold) DEVICES=hdd:0,ssd:0 PLOT=create SECS=2 REPS=3
 	RUNS=create:2,create:16,create-think3000:2,create-think20000:2,create-think5000:16 ;;
+# Each op fsyncs 16 files whose blocks one commit allocated: with the
+# series the fsyncs after the first share one flush (ext4_fsync_flush()).
+unpack) DEVICES=hdd:0,ssd:0 PLOT=unpack SECS=2 REPS=3 RUNS=unpack:1,unpack:4 ;;
 smoke) DEVICES=ssd:1,ssd:0 RUNS=append:1,append:16 SECS=1 REPS=1 TRACE=1
 	SMOKE_MODES=default,nobarrier ;;
 esac

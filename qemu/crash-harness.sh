@@ -24,6 +24,9 @@
 #                 is load-bearing; only where the kernel has the switch);
 #   unsafe-batch: the same for the rule that a batch-flushed commit ends
 #                 only when its flush completes (names-t4 on a 4 ms flush);
+#   unsafe-flush: the same for the rule that a flush covers only the
+#                 writes that completed before it was sent, which lets
+#                 an fsync go without a flush of its own (pkgsync);
 #   batched:      in that recording's default mode at least one batch
 #                 flush covered several transactions (the windows of
 #                 unflushed transactions recovery trims were recorded;
@@ -93,8 +96,12 @@ else
 	# directory fsyncs make transactions ineligible (the series' four
 	# ext4 patches; qemu/fcrace-harness.sh shows each one load-bearing).
 	groups+=("crash-fcmix-t4 workload=fcmix threads=4 ops=$(( (ops + 1) / 2 )) mode=fast-commit,nobarrier flush_us=4000")
+	# pkgsync: fdatasyncs that a flush sent by an earlier one covers
+	# send none of their own (ext4_fsync_flush()).
+	groups+=("crash-pkgsync workload=pkgsync ops=$ops mode=default,nobarrier,unsafe-flush")
 	specs=("append 1 default" "replace 1 default" "dbsync 1 default"
-		"churn 1 small" "append 4 default" "names 4 default")
+		"churn 1 small" "append 4 default" "names 4 default"
+		"pkgsync 1 default")
 fi
 
 # run_group NAME ARGS: one guest boot; its rows land in $OUT/NAME/.
@@ -233,7 +240,8 @@ echo
 for spec in "${specs[@]}"; do
 	read -r w t j <<< "$spec"
 	verdict "$w" default "$t" "$j"
-	[ "$t" != 1 ] || ! barrier_supported || verdict "$w" barrier "$t" "$j"
+	[ "$t" != 1 ] || ! barrier_supported || ! has_mode "$w" barrier "$t" ||
+		verdict "$w" barrier "$t" "$j"
 	! has_mode "$w" fast-commit "$t" || verdict "$w" fast-commit "$t" "$j"
 	verdict "$w" nobarrier "$t" "$j"
 done > "$OUT/verdicts.txt"
@@ -249,6 +257,10 @@ fi
 if awk -F'\t' '$2 == "crash" && $4 == "unsafe-batch"' "$OUT/results.tsv" | grep -q .; then
 	verdict_batched names 4 >> "$OUT/verdicts.txt"
 	verdict_any unsafe-batch >> "$OUT/verdicts.txt"
+fi
+# Flushes shared by fsyncs (the switch of the series' counted flushes).
+if awk -F'\t' '$2 == "crash" && $4 == "unsafe-flush"' "$OUT/results.tsv" | grep -q .; then
+	verdict_any unsafe-flush >> "$OUT/verdicts.txt"
 fi
 if [ $profile != slice ]; then
 	verdict fcmix fast-commit 4 default

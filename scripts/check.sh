@@ -41,12 +41,15 @@ step guest-batch-flush "$TOP/qemu/scenario.sh" batch-flush
 # An fsync after an aborted commit, before ext4 noticed the abort, must
 # not return 0 for what that commit held.
 step guest-abort-fsync "$TOP/qemu/scenario.sh" abort-fsync
+# One flush serves the fsyncs of all data written before it (a package
+# install), overwrites still get theirs, and the unsafe switch shows it.
+step guest-shared-flush "$TOP/qemu/scenario.sh" shared-flush
 step guest-runner-selftest "$TOP/qemu/selftest.sh"
 # The flush-cost model and its counters (no timings): nobarrier sends no
 # flush, the default at least one per fsync, counts agree with the device.
 step bench-smoke "$TOP/qemu/bench.sh" --smoke
-# About 3,200 crash states, ~15 minutes: 0 failures on default mounts, at
-# least one from each negative control (nobarrier).
+# About 3,800 crash states, ~18 minutes: 0 failures on default mounts, at
+# least one from each negative control (nobarrier, the unsafe-* switches).
 step crash-harness "$TOP/qemu/crash-harness.sh" --quick
 # The ext4 fast-commit fixes of patches 15-18: no fsync returns with its
 # inode still queued for a fast commit or with an untracked change, and

@@ -41,7 +41,7 @@ crash_setup() {
 # defaults with one jbd2 ordering rule switched off (mode_switch).
 mode_opts() {
 	case $1 in
-	default|unsafe-data|unsafe-wrap|unsafe-batch|fast-commit) echo defaults ;;
+	default|unsafe-data|unsafe-wrap|unsafe-batch|unsafe-flush|fast-commit) echo defaults ;;
 	barrier) echo nojournal_csum_order ;;
 	nobarrier) echo nobarrier ;;
 	async-journal) echo journal_async_commit,data=journal ;;
@@ -67,6 +67,7 @@ mode_switch() {
 	unsafe-data) _param=unsafe_ignore_data ;;
 	unsafe-wrap) _param=unsafe_ignore_wrap ;;
 	unsafe-batch) _param=unsafe_durable_at_submit ;;
+	unsafe-flush) _param=unsafe_flush_covers_inflight ;;
 	*) return 0 ;;
 	esac
 	[ -w "/sys/module/jbd2/parameters/$_param" ] || return 1

@@ -619,6 +619,74 @@ static int cw_run_owsync(struct cw_work *work)
 	return cw_run_threads(work, cw_owsync_thread);
 }
 
+/*
+ * (h) a package manager's syncs over files that already exist: overwrite
+ * a record of each of CW_PKG_FILES files and start its writeback
+ * (sync_file_range()), then fdatasync each one and promise its record.
+ * Nothing is allocated, so only cache flushes make the records durable;
+ * the first fdatasync sends one, and ext4 lets a later one go without if
+ * its write completed before that flush was sent (ext4_fsync_flush()). A
+ * write that completed while the flush was in flight is not covered.
+ */
+#define CW_PKG_FILES	8
+#define CW_PKG_RECORDS	16
+
+static int cw_run_pkgsync(struct cw_work *work)
+{
+	uint64_t gen[CW_PKG_FILES][CW_PKG_RECORDS], rng = work->seed;
+	struct cw_record_id id[CW_PKG_FILES];
+	struct cw_promises p = { .len = 0 };
+	char name[CW_PKG_FILES][16];
+	int fd[CW_PKG_FILES], n, i, ret = -1;
+
+	for (n = 0; n < CW_PKG_FILES; n++) {
+		id[n] = (struct cw_record_id){ .gen = 1 };
+		fd[n] = cw_create_own_file(work, 'p', n, name[n], sizeof(name[n]),
+					   &id[n]);
+		if (fd[n] < 0) {
+			cw_fail(work, "create", name[n]);
+			goto out;
+		}
+		if (cw_write_records(work, fd[n], name[n], &id[n], CW_PKG_RECORDS) ||
+		    cw_sync(work, fd[n], name[n], 0)) {
+			n++;
+			goto out;
+		}
+		cw_promise(&p, "data %s %" PRIu64 " 0 %d 1\n", name[n],
+			   id[n].fileid, CW_PKG_RECORDS);
+		for (i = 0; i < CW_PKG_RECORDS; i++)
+			gen[n][i] = 1;
+	}
+	if (cw_sync_dir(work) || cw_commit(work, &p))
+		goto out;
+	for (unsigned long op = 0; op < work->ops; op++) {
+		for (i = 0; i < n; i++) {
+			id[i].index = cw_rand(&rng) % CW_PKG_RECORDS;
+			id[i].gen = ++gen[i][id[i].index];
+			if (cw_write_records(work, fd[i], name[i], &id[i], 1))
+				goto out;
+			if (sync_file_range(fd[i], 0, 0, SYNC_FILE_RANGE_WRITE)) {
+				cw_fail(work, "sync_file_range", name[i]);
+				goto out;
+			}
+		}
+		for (i = 0; i < n; i++) {
+			if (cw_sync(work, fd[i], name[i], 1))
+				goto out;
+			p.len = 0;
+			cw_promise(&p, "data %s %" PRIu64 " %" PRIu64 " 1 %" PRIu64 "\n",
+				   name[i], id[i].fileid, id[i].index, id[i].gen);
+			if (cw_commit(work, &p))
+				goto out;
+		}
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	return ret;
+}
+
 const struct cw_workload cw_workloads[] = {
 	{ "append", "append + fsync; one file per thread (-t)", cw_run_append },
 	{ "replace", "write tmp, fsync, rename over, fsync dir; unlink, mkdir",
@@ -632,6 +700,8 @@ const struct cw_workload cw_workloads[] = {
 	  cw_run_names },
 	{ "fcmix", "create + write + fsync the file; with -t thread 0 sets an xattr + fsync dir instead (fast-commit ineligible)",
 	  cw_run_fcmix },
+	{ "pkgsync", "overwrite a record of each of 8 files + start writeback, then fdatasync each",
+	  cw_run_pkgsync },
 	{ NULL, NULL, NULL },
 };
 

@@ -11,7 +11,7 @@
 static const char *const names[] = {
 	[FB_APPEND] = "append", [FB_META] = "meta",
 	[FB_FDATASYNC] = "fdatasync", [FB_OSYNC] = "osync",
-	[FB_CREATE] = "create",
+	[FB_CREATE] = "create", [FB_UNPACK] = "unpack",
 };
 
 const char *fb_workload_name(enum fb_workload w)
@@ -56,7 +56,8 @@ int fb_parse_args(int argc, char **argv, struct fb_opts *o, char *err, size_t er
 {
 	bool have_workload = false;
 
-	*o = (struct fb_opts){ .threads = 1, .bs = 4096, .file_size = 1ul << 20 };
+	*o = (struct fb_opts){ .threads = 1, .bs = 4096, .file_size = 1ul << 20,
+			       .files = 16 };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
 		char key[32];
@@ -116,6 +117,12 @@ int fb_parse_args(int argc, char **argv, struct fb_opts *o, char *err, size_t er
 		} else if (!strcmp(key, "--file-size")) {
 			if (parse_size(v, 1ul << 34, &o->file_size))
 				return bad(err, errlen, "bad --file-size '%s'", v);
+		} else if (!strcmp(key, "--files")) {
+			unsigned long n;
+
+			if (parse_size(v, FB_MAX_FILES, &n) || strpbrk(v, "kKmMgG"))
+				return bad(err, errlen, "bad --files '%s' (1..%d)", v, FB_MAX_FILES);
+			o->files = (unsigned int)n;
 		} else if (!strcmp(key, "--think-us")) {
 			char *end;
 

@@ -5,10 +5,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum fb_workload { FB_APPEND, FB_META, FB_FDATASYNC, FB_OSYNC, FB_CREATE };
+enum fb_workload { FB_APPEND, FB_META, FB_FDATASYNC, FB_OSYNC, FB_CREATE, FB_UNPACK };
 
 #define FB_MAX_THREADS	256
 #define FB_MAX_THINK_US	1000000
+#define FB_MAX_FILES	1024
 
 struct fb_opts {
 	enum fb_workload workload;
@@ -20,6 +21,7 @@ struct fb_opts {
 	unsigned long file_size;	/* fdatasync: preallocated bytes per thread */
 	const char *tag;		/* free text echoed as tag=... */
 	unsigned long think_us;		/* sleep after each op; 0: none */
+	unsigned int files;		/* unpack: files per op */
 	bool prepare_only;		/* create the files, run nothing */
 };
 

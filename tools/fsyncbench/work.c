@@ -10,6 +10,9 @@
  *   fdatasync  overwrite bs in a preallocated (written, synced) file,
  *              sequentially and wrapping, fdatasync
  *   osync      write(bs) at the end of a file opened O_SYNC
+ *   unpack     write(bs) to each of N new tmp files and start its
+ *              writeback, then fsync each and rename it into place,
+ *              then fsync the directory (N + 1 syncs per op)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,7 +95,8 @@ static int prepare(struct fb_thread *th)
 	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND;
 	struct stat st;
 
-	if (o->workload == FB_META || o->workload == FB_CREATE)
+	if (o->workload == FB_META || o->workload == FB_CREATE ||
+	    o->workload == FB_UNPACK)
 		return 0;
 	if (o->workload == FB_OSYNC)
 		flags |= O_SYNC;
@@ -108,6 +112,67 @@ static int prepare(struct fb_thread *th)
 		CALL(th, "fsync", fsync(th->fd));
 	}
 	return 0;
+}
+
+/*
+ * unpack: how a package manager installs files. Writing all of them and
+ * starting their writeback first lets their blocks be allocated in one
+ * transaction, so the first fsync commits them all and the later ones
+ * only need their data on media.
+ */
+static int unpack_op(struct fb_thread *th)
+{
+	const struct fb_opts *o = th->o;
+	char tmp[64], final[64];
+	int fds[FB_MAX_FILES];
+	unsigned int n, i;
+	int ret = -1;
+
+	for (n = 0; n < o->files; n++) {
+		snprintf(tmp, sizeof(tmp), "fb-unpack-%u-%u.tmp", th->id, n);
+		fds[n] = openat(th->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fds[n] < 0) {
+			th->err = errno;
+			th->failed = "open";
+			goto out;
+		}
+		if (write_all(th, fds[n], 0, true)) {
+			n++;
+			goto out;
+		}
+		if (sync_file_range(fds[n], 0, 0, SYNC_FILE_RANGE_WRITE) < 0) {
+			th->err = errno;
+			th->failed = "sync_file_range";
+			n++;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(tmp, sizeof(tmp), "fb-unpack-%u-%u.tmp", th->id, i);
+		snprintf(final, sizeof(final), "fb-unpack-%u-%u", th->id, i);
+		if (fsync(fds[i]) < 0) {
+			th->failed = "fsync";
+			goto fail;
+		}
+		th->syncs++;
+		if (renameat(th->dirfd, tmp, th->dirfd, final) < 0) {
+			th->failed = "rename";
+			goto fail;
+		}
+	}
+	if (fsync(th->dirfd) < 0) {
+		th->failed = "fsync dir";
+		goto fail;
+	}
+	th->syncs++;
+	ret = 0;
+	goto out;
+fail:
+	th->err = errno;
+out:
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	return ret;
 }
 
 static int one_op(struct fb_thread *th)
@@ -157,6 +222,8 @@ static int one_op(struct fb_thread *th)
 			return -1;
 		th->syncs++;
 		break;
+	case FB_UNPACK:
+		return unpack_op(th);
 	}
 	return 0;
 }

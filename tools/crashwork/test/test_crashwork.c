@@ -215,7 +215,7 @@ static void t_workloads_clean(struct tt *t)
 {
 	static const char *const names[] = { "append", "replace", "churn",
 					     "dbsync", "owsync", "names",
-					     "fcmix" };
+					     "fcmix", "pkgsync" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct scratch s;

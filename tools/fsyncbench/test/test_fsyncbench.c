@@ -62,6 +62,11 @@ static void t_args_all(struct tt *t)
 	TT_REQUIRE(t, PARSE(&o, err, "--workload", "osync", "--dir", "d", "--ops", "1") == 0);
 	TT_CHECK_EQ(t, o.workload, FB_OSYNC);
 	TT_CHECK_STR(t, fb_workload_name(FB_OSYNC), "osync");
+	TT_CHECK_EQ(t, o.files, 16);
+	TT_REQUIRE(t, PARSE(&o, err, "--workload", "unpack", "--dir", "d", "--ops", "1",
+			    "--files=1024") == 0);
+	TT_CHECK_EQ(t, o.workload, FB_UNPACK);
+	TT_CHECK_EQ(t, o.files, 1024);
 }
 
 static void t_args_help(struct tt *t)
@@ -89,6 +94,11 @@ static void t_args_bad(struct tt *t)
 	TT_CHECK_CONTAINS(t, err, "exactly one");
 	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "sync", "--dir", "d", "--ops", "1"), -1);
 	TT_CHECK_CONTAINS(t, err, "unknown workload");
+	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "unpack", "--dir", "d", "--ops", "1",
+			     "--files", "1025"), -1);
+	TT_CHECK_CONTAINS(t, err, "bad --files");
+	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "unpack", "--dir", "d", "--ops", "1",
+			     "--files", "0"), -1);
 	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops", "1",
 			     "--threads", "0"), -1);
 	TT_CHECK_EQ(t, PARSE(&o, err, "--workload", "append", "--dir", "d", "--ops", "1",
@@ -219,6 +229,25 @@ static void t_run_create(struct tt *t) { run_one(t, FB_CREATE, 2, 2); }
 static void t_run_fdatasync(struct tt *t) { run_one(t, FB_FDATASYNC, 2, 1); }
 static void t_run_osync(struct tt *t) { run_one(t, FB_OSYNC, 2, 1); }
 
+static void t_run_unpack(struct tt *t)
+{
+	struct fb_opts o = { .workload = FB_UNPACK, .threads = 2, .ops = 3,
+			     .bs = 100, .files = 4 };
+	struct fb_result res;
+	struct stat st;
+	char path[128];
+
+	TT_REQUIRE(t, (o.dir = scratch(t)) != NULL);
+	TT_REQUIRE(t, fb_run(&o, &res) == 0);
+	TT_CHECK_EQ(t, res.ops, 6);
+	TT_CHECK_EQ(t, res.syncs, 6 * 5);
+	snprintf(path, sizeof(path), "%s/fb-unpack-1-3", o.dir);
+	TT_REQUIRE(t, stat(path, &st) == 0);
+	TT_CHECK_EQ(t, st.st_size, 100);
+	snprintf(path, sizeof(path), "%s/fb-unpack-1-3.tmp", o.dir);
+	TT_CHECK(t, stat(path, &st) < 0 && errno == ENOENT);
+}
+
 static void t_run_prepare(struct tt *t)
 {
 	struct fb_opts o = { .workload = FB_FDATASYNC, .threads = 2, .bs = 512,
@@ -330,7 +359,7 @@ static const struct tt_case cases[] = {
 	TT_CASE(t_args_defaults), TT_CASE(t_args_all), TT_CASE(t_args_help),
 	TT_CASE(t_args_bad), TT_CASE(t_hist_index), TT_CASE(t_hist_quantile),
 	TT_CASE(t_run_append), TT_CASE(t_run_append_size), TT_CASE(t_run_meta), TT_CASE(t_run_create),
-	TT_CASE(t_run_fdatasync), TT_CASE(t_run_osync), TT_CASE(t_run_prepare), TT_CASE(t_run_duration),
+	TT_CASE(t_run_fdatasync), TT_CASE(t_run_osync), TT_CASE(t_run_unpack), TT_CASE(t_run_prepare), TT_CASE(t_run_duration),
 	TT_CASE(t_run_independent), TT_CASE(t_run_prepare_fails),
 	TT_CASE(t_run_baddir), TT_CASE(t_exit_codes), { 0 }
 };
