@@ -25,7 +25,7 @@
 #                                    16 new files an op, writeback
 #                                    started, each fsynced, renamed):
 #                                    stock and patched default/nobarrier,
-#                                    1 and 4 threads (~5 min)
+#                                    1 and 4 threads (~2 min)
 #   qemu/bench.sh --smoke            patched kernel only, one short pass;
 #                                    PASS/FAIL lines on the counts only
 #                                    (no timing): for scripts/check.sh

@@ -132,19 +132,18 @@ static int unpack_op(struct fb_thread *th)
 		snprintf(tmp, sizeof(tmp), "fb-unpack-%u-%u.tmp", th->id, n);
 		fds[n] = openat(th->dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fds[n] < 0) {
-			th->err = errno;
 			th->failed = "open";
-			goto out;
+			goto fail;
 		}
+		/* On failure from here on, n++: fds[n] is open, close it too. */
 		if (write_all(th, fds[n], 0, true)) {
 			n++;
-			goto out;
+			goto out;	/* write_all() recorded the error */
 		}
 		if (sync_file_range(fds[n], 0, 0, SYNC_FILE_RANGE_WRITE) < 0) {
-			th->err = errno;
 			th->failed = "sync_file_range";
 			n++;
-			goto out;
+			goto fail;
 		}
 	}
 	for (i = 0; i < n; i++) {
