@@ -16,6 +16,13 @@
 #            Nothing to commit, so only ext4's flush makes each durable:
 #            at least ROUNDS flushes. A round whose write was not marked
 #            at completion (a missed end_io) would send none.
+#   commits: ROUNDS times, a block of the file overwritten by a direct
+#            write (complete when it returns), then another file appended
+#            to and fsynced, which commits and flushes; then the first
+#            file fdatasynced. The commit's flush was sent after the
+#            overwrite completed and covers it: the fdatasyncs send no
+#            flush at all (jbd2 counts its own flushes of the file system
+#            device; without that, one each).
 #   control: the rounds again with jbd2.unsafe_flush_covers_inflight,
 #            which lets a flush cover writes that completed while it was
 #            in flight: the same count must now come out short, or the
@@ -58,6 +65,23 @@ rounds() {
 	echo $(($(flushes) - _f0))
 }
 
+# commits: the after-commit rounds on $MNT/db and $MNT/log; prints the
+# flushes the fdatasyncs of $MNT/db sent.
+commits() {
+	_n=0
+	_r=0
+	while [ $_r -lt "$ROUNDS" ]; do
+		write_block $MNT/db $_r direct
+		echo "round $_r" >> $MNT/log || fail "append to $MNT/log failed"
+		sync $MNT/log || fail "fsync of $MNT/log failed"
+		_f0=$(flushes)
+		sync -d $MNT/db || fail "fdatasync of $MNT/db failed"
+		_n=$((_n + $(flushes) - _f0))
+		_r=$((_r + 1))
+	done
+	echo $_n
+}
+
 [ -w $UNSAFE ] || fail "no $UNSAFE: a kernel without the series' jbd2 debug switches"
 flushcost_up 256 64 1000 0
 mkdir -p $MNT
@@ -80,6 +104,11 @@ n=$(rounds)
 result shared-flush rounds "$ROUNDS" "$n"
 info "rounds: $ROUNDS overwrites and fdatasyncs sent $n flushes"
 assert_ge "rounds: flushes for $ROUNDS fdatasyncs of overwritten data" "$ROUNDS" "$n"
+
+n=$(commits)
+result shared-flush commits "$ROUNDS" "$n"
+info "commits: $ROUNDS fdatasyncs of data a commit's flush covered sent $n flushes"
+[ "$n" = 0 ] || fail "commits: $ROUNDS fdatasyncs after a covering commit sent $n flushes, expected 0"
 
 echo 1 > $UNSAFE
 n=$(rounds)
