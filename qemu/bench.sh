@@ -286,6 +286,36 @@ plot() {
 	rm -rf "$tmp"
 }
 
+# worst_cells CELLS.TSV REF: for each other kernel, the lowest ratio of
+# its default mount's ops/s to REF's default over the cells both ran,
+# and the cells more than 5% under REF (issue 6's bound: no cell worse
+# than stock by more than 5%). Prints nothing without a second kernel.
+worst_cells() {
+	awk -F'\t' -v R="$2" '
+	NR > 1 && $4 == "default" {
+		key = $2 " fua=" $3 ", " $5 " " $6 ($6 == 1 ? " thread" : " threads")
+		if ($1 == R) { ref[key] = $8; next }
+		if (!($1 in seen)) { seen[$1] = 1; order[++nk] = $1 }
+		n++; kern[n] = $1; cell[n] = key; ops[n] = $8
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = kern[i]
+			if (!(cell[i] in ref) || ref[cell[i]] <= 0) continue
+			r = ops[i] / ref[cell[i]]
+			if (!(k in low) || r < low[k]) { low[k] = r; at[k] = cell[i] }
+			if (r < 0.95)
+				under[k] = under[k] (under[k] == "" ? "" : "; ") sprintf("%s (%.2f)", cell[i], r)
+		}
+		for (j = 1; j <= nk; j++) {
+			k = order[j]
+			if (!(k in low)) continue
+			printf "\nLowest ratio of %s default to %s default over the run'"'"'s cells: %.2f (%s); cells under 0.95: %s.\n",
+				k, R, low[k], at[k], under[k] == "" ? "none" : under[k]
+		}
+	}' "$1"
+}
+
 # report CELLS.TSV MD PNG: the markdown page.
 report() {
 	local cells=$1 md=$2 png=$3 d w ref=$REF_KERNEL icount_shift
@@ -332,6 +362,7 @@ report() {
 				$1, $2, $3, $4, $6, $5, ($7 == "-" ? "" : "; block_rq_issue: " $7 " flushes, " $8 " FUA writes") }'
 		sed -n 's/^\([^\t]*\)\trefused\t/\1\t/p' "$OUT/results.tsv" | awk -F'\t' '!seen[$1 $4]++ {
 			printf "\nRefused mount, %s %s: %s\n", $1, $4, $5 }'
+		worst_cells "$cells" "$ref"
 		for d in ${DEVICES//,/ }; do
 			local name=${d%:*} fua=${d#*:}
 			echo
